@@ -1,0 +1,265 @@
+/* roofline.c -- empirical single-core CPU roofline probe (see roofline.h).
+ *
+ * Build with -O3 -march=native (the project default: CMAKE_BUILD_TYPE=Release
+ * and INSDG_NATIVE=ON). The FMA loops must compile to packed vfmadd*pd on
+ * ymm/zmm registers with the accumulators held in registers; check with
+ *   objdump -d --no-show-raw-insn bench/CMakeFiles/insdg_bench_util.dir/roofline.c.o
+ * (see bench/CMakeLists.txt for the exact command used).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "roofline.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#define RL_NOINLINE __attribute__((noinline))
+#else
+#define RL_NOINLINE
+#endif
+
+/* Everything measured is folded into this sum, which bench_roofline prints,
+ * so the compiler cannot discard any of the work. */
+static double g_checksum = 0.0;
+
+double insdg_roofline_checksum(void) { return g_checksum; }
+
+double insdg_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- CPU name --------------------------------------------------------------------- */
+
+const char *insdg_roofline_cpu_name(void)
+{
+    static char name[256] = "";
+    if (name[0] != '\0') return name;
+    snprintf(name, sizeof name, "%s", "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return name;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        const char *p = strchr(line, ':');
+        if (!p) continue;
+        p++;
+        while (*p == ' ' || *p == '\t') p++;
+        size_t len = strcspn(p, "\r\n");
+        if (len >= sizeof name) len = sizeof name - 1;
+        memcpy(name, p, len);
+        name[len] = '\0';
+        break;
+    }
+    fclose(f);
+    return name;
+}
+
+/* ---- cache size ------------------------------------------------------------------- */
+
+static size_t sysfs_llc_bytes(void)
+{
+    /* Largest "size" among /sys/devices/system/cpu/cpu0/cache/index*. */
+    size_t best = 0;
+    for (int idx = 0; idx < 8; idx++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long v = 0;
+        char unit = 0;
+        int got = fscanf(f, "%lu%c", &v, &unit);
+        fclose(f);
+        if (got < 1) continue;
+        size_t b = (size_t)v;
+        if (got == 2 && (unit == 'K' || unit == 'k')) b *= 1024u;
+        else if (got == 2 && (unit == 'M' || unit == 'm')) b *= 1024u * 1024u;
+        if (b > best) best = b;
+    }
+    return best;
+}
+
+size_t insdg_roofline_llc_bytes(void)
+{
+    long v = -1;
+#ifdef _SC_LEVEL4_CACHE_SIZE
+    v = sysconf(_SC_LEVEL4_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (v <= 0) v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (v > 0) return (size_t)v;
+    return sysfs_llc_bytes();
+}
+
+/* ---- STREAM triad ----------------------------------------------------------------- */
+
+#define RL_MIN_ARRAY_BYTES ((size_t)64 << 20) /* 64 MiB per array at least */
+#define RL_MAX_ARRAY_BYTES ((size_t)2 << 30)  /* 2 GiB per array at most */
+#define RL_STREAM_REPS 10
+
+size_t insdg_roofline_stream_array_bytes(void)
+{
+    /* Total footprint (3 arrays) at least 8 x LLC, and every array >= 64 MiB. */
+    size_t llc = insdg_roofline_llc_bytes();
+    size_t bytes = (8 * llc + 2) / 3;
+    if (bytes < RL_MIN_ARRAY_BYTES) bytes = RL_MIN_ARRAY_BYTES;
+    if (bytes > RL_MAX_ARRAY_BYTES) bytes = RL_MAX_ARRAY_BYTES;
+    size_t align = (size_t)2 << 20; /* whole 2 MiB pages: aligned_alloc needs a multiple */
+    return (bytes + align - 1) / align * align;
+}
+
+static RL_NOINLINE void triad(size_t n, double *restrict a, const double *restrict b,
+                              const double *restrict c, double s)
+{
+    for (size_t i = 0; i < n; i++) a[i] = b[i] + s * c[i];
+}
+
+double insdg_roofline_stream_gbs(void)
+{
+    const size_t bytes = insdg_roofline_stream_array_bytes();
+    const size_t n = bytes / sizeof(double);
+    const size_t align = (size_t)2 << 20;
+    double *a = aligned_alloc(align, bytes);
+    double *b = aligned_alloc(align, bytes);
+    double *c = aligned_alloc(align, bytes);
+    if (!a || !b || !c) {
+        free(a);
+        free(b);
+        free(c);
+        fprintf(stderr, "roofline: cannot allocate 3 x %zu bytes\n", bytes);
+        return 0.0;
+    }
+    /* First touch here, so page faults are not timed. */
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0.0;
+        b[i] = 1.0 + 1e-9 * (double)(i & 1023);
+        c[i] = 2.0;
+    }
+    double best = 1e300;
+    double s = 3.0;
+    for (int r = 0; r < RL_STREAM_REPS; r++) {
+        double t0 = insdg_wtime();
+        triad(n, a, b, c, s);
+        double t = insdg_wtime() - t0;
+        if (r > 0 && t < best) best = t; /* rep 0 is a warm-up, as in STREAM */
+        g_checksum += a[(size_t)r * 7919u % n];
+        s += 1e-3;
+    }
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i += 4096) sum += a[i];
+    g_checksum += sum;
+    free(a);
+    free(b);
+    free(c);
+    /* 24 B/element: read b, read c, write a (STREAM convention, no write-allocate). */
+    return 24.0 * (double)n / best * 1e-9;
+}
+
+/* ---- FMA peak --------------------------------------------------------------------- */
+
+/* 64 independent accumulation chains acc = acc*x + y per iteration:
+ *   autovec: 16 ymm (AVX2/AVX-512 with 256-bit preference) or 8 zmm registers;
+ *   vec512 : 16 x 64-byte vectors = 16 zmm (or 32 ymm on AVX2, which spill a
+ *            little but the 64-chain form already saturates 2 FMA ports).
+ * FMA latency 4 cycles x 2 ports needs >= 8 chains in flight; we give 16
+ * (vec512) or 16/8 (autovec). x < 1 keeps every chain bounded: its fixed
+ * point is y/(1-x) = 1, so no overflow or denormals. */
+#define RL_FMA_NAUTO 64
+#define RL_FMA_ITERS 40000000L
+#define RL_FMA_REPS 5
+
+/* fma() is inlined as vfmadd only when the target has FMA; elsewhere it is a
+ * libm call per element, so fall back to multiply + add (still 2 flops). */
+#if defined(__FMA__) || defined(__FMA4__)
+#define RL_FMA(a, x, y) fma((a), (x), (y))
+#else
+#define RL_FMA(a, x, y) ((a) * (x) + (y))
+#endif
+
+static RL_NOINLINE double fma_autovec(long iters, double x, double y)
+{
+    double acc[RL_FMA_NAUTO];
+    for (int l = 0; l < RL_FMA_NAUTO; l++) acc[l] = 1.0 + 1e-3 * l;
+    /* No unroll pragma: gcc vectorises the inner loop and then unrolls it
+     * completely, keeping the 64 doubles in registers (a "#pragma GCC unroll"
+     * here makes gcc scalarise it instead). */
+    for (long it = 0; it < iters; it++)
+        for (int l = 0; l < RL_FMA_NAUTO; l++) acc[l] = RL_FMA(acc[l], x, y);
+    double s = 0.0;
+    for (int l = 0; l < RL_FMA_NAUTO; l++) s += acc[l];
+    return s;
+}
+
+#if defined(__GNUC__)
+typedef double rl_v8d __attribute__((vector_size(64)));
+#define RL_NVEC 16
+static RL_NOINLINE double fma_vec512(long iters, double x, double y)
+{
+    rl_v8d acc[RL_NVEC];
+    for (int v = 0; v < RL_NVEC; v++)
+        for (int l = 0; l < 8; l++) acc[v][l] = 1.0 + 1e-3 * (8 * v + l);
+    const rl_v8d vx = {x, x, x, x, x, x, x, x};
+    const rl_v8d vy = {y, y, y, y, y, y, y, y};
+    for (long it = 0; it < iters; it++) {
+#pragma GCC unroll 16
+        for (int v = 0; v < RL_NVEC; v++) acc[v] = acc[v] * vx + vy; /* contracted: -ffp-contract=fast */
+    }
+    double s = 0.0;
+    for (int v = 0; v < RL_NVEC; v++)
+        for (int l = 0; l < 8; l++) s += acc[v][l];
+    return s;
+}
+#define RL_FMA_PER_ITER_VEC (RL_NVEC * 8)
+#endif
+
+static double best_gflops(double (*kern)(long, double, double), long fmas_per_iter)
+{
+    /* volatile: x and y are unknown at compile time. */
+    volatile double vx = 0.999999, vy = 1e-6;
+    double x = vx, y = vy;
+    double best = 1e300;
+    (void)kern(RL_FMA_ITERS / 10, x, y); /* warm-up: let the clock ramp */
+    for (int r = 0; r < RL_FMA_REPS; r++) {
+        double t0 = insdg_wtime();
+        double s = kern(RL_FMA_ITERS, x, y);
+        double t = insdg_wtime() - t0;
+        g_checksum += s;
+        if (t < best) best = t;
+    }
+    return 2.0 * (double)fmas_per_iter * (double)RL_FMA_ITERS / best * 1e-9;
+}
+
+double insdg_roofline_fma_gflops_autovec(void)
+{
+    return best_gflops(fma_autovec, RL_FMA_NAUTO);
+}
+
+double insdg_roofline_fma_gflops_vec512(void)
+{
+#if defined(__GNUC__)
+    return best_gflops(fma_vec512, RL_FMA_PER_ITER_VEC);
+#else
+    return insdg_roofline_fma_gflops_autovec();
+#endif
+}
+
+double insdg_roofline_fma_gflops(void)
+{
+    double a = insdg_roofline_fma_gflops_autovec();
+    double b = insdg_roofline_fma_gflops_vec512();
+    return a > b ? a : b;
+}

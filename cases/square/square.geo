@@ -1,0 +1,23 @@
+// square.geo -- the unit square [0,1]^2, unstructured triangles.
+// Physical curves: "bottom" (y=0), "right" (x=1), "top" (y=1), "left" (x=0);
+// physical surface "fluid". Mesh size: h (override with gmsh -setnumber h 0.05).
+DefineConstant[ h = {0.1, Name "h"} ];
+
+Point(1) = {0, 0, 0, h};
+Point(2) = {1, 0, 0, h};
+Point(3) = {1, 1, 0, h};
+Point(4) = {0, 1, 0, h};
+
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 1};
+
+Curve Loop(1) = {1, 2, 3, 4};
+Plane Surface(1) = {1};
+
+Physical Curve("bottom") = {1};
+Physical Curve("right") = {2};
+Physical Curve("top") = {3};
+Physical Curve("left") = {4};
+Physical Surface("fluid") = {1};

@@ -1,0 +1,87 @@
+/* gpu_port.h -- CUDA/HIP portability layer for insdg's GPU kernels.
+ *
+ * The same .cu sources are compiled by nvcc (CUDA) and by hipcc (HIP, which
+ * defines __HIPCC__). Kernel code uses __global__, __shared__, threadIdx,
+ * blockIdx, __syncthreads() and <<<grid, block, shmem, stream>>> launches,
+ * which both dialects accept unchanged; host-side runtime calls go through
+ * the gpu* names below. Include this only from .cu files, never from C.
+ */
+#ifndef INSDG_GPU_PORT_H
+#define INSDG_GPU_PORT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __HIPCC__
+#include <hip/hip_runtime.h>
+
+#define gpuError_t hipError_t
+#define gpuSuccess hipSuccess
+#define gpuStream_t hipStream_t
+#define gpuEvent_t hipEvent_t
+
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemcpy hipMemcpy
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemset hipMemset
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuGetLastError hipGetLastError
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuSetDevice hipSetDevice
+#define gpuStreamCreate hipStreamCreate
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuEventCreate hipEventCreate
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
+#define gpuEventDestroy hipEventDestroy
+
+#else /* CUDA */
+#include <cuda_runtime.h>
+
+#define gpuError_t cudaError_t
+#define gpuSuccess cudaSuccess
+#define gpuStream_t cudaStream_t
+#define gpuEvent_t cudaEvent_t
+
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemcpy cudaMemcpy
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemset cudaMemset
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuDeviceSynchronize cudaDeviceSynchronize
+#define gpuGetLastError cudaGetLastError
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuSetDevice cudaSetDevice
+#define gpuStreamCreate cudaStreamCreate
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuEventCreate cudaEventCreate
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuEventDestroy cudaEventDestroy
+#endif
+
+/* Abort with file:line, the failing call and the runtime's error string. */
+#define GPU_CHECK(call)                                                                  \
+    do {                                                                                 \
+        gpuError_t gpu_check_err_ = (call);                                              \
+        if (gpu_check_err_ != gpuSuccess) {                                              \
+            fprintf(stderr, "%s:%d: GPU error in %s: %s\n", __FILE__, __LINE__, #call,   \
+                    gpuGetErrorString(gpu_check_err_));                                  \
+            abort();                                                                     \
+        }                                                                                \
+    } while (0)
+
+#endif /* INSDG_GPU_PORT_H */

@@ -1,0 +1,45 @@
+/* block.h -- a block: a contiguous range of elements, the unit every kernel works on.
+ *
+ * DESIGN.md's data model: the mesh is cut into blocks; a block's scalar fields are arrays
+ * [K][Np] of doubles. A face map entry of a block, mapP[e][f][j], is either
+ *   < K*Np   : a volume node of this block (exterior trace inside the block), or
+ *   >= K*Np  : slot mapP - K*Np of the block's halo array, which holds the exterior trace
+ *              values this block needs from other blocks (filled by a pack/exchange step).
+ * On boundary faces mapP is the interior node itself and face_bnd >= 0.
+ * halo_src[k] names the global volume node (e'*Np + n) that halo slot k receives, so
+ * whoever fills the halo (a serial gather here, StarPU pack tasks later) knows what to copy.
+ *
+ * Ownership: the block owns mapP and halo_src; vgeo, sgeo and face_bnd point into the
+ * mesh, which must outlive the block.
+ */
+#ifndef INSDG_BLOCK_H
+#define INSDG_BLOCK_H
+
+#include "mesh.h"
+
+typedef struct insdg_block {
+  int e0, K;              /* global elements e0 .. e0+K-1 */
+  int N, Np, Nfp;
+  const double *vgeo;     /* [K][INSDG_NVGEO] */
+  const double *sgeo;     /* [K][3][INSDG_NSGEO] */
+  const int *face_bnd;    /* [K][3] -1 interior, else boundary index of the mesh */
+  int *mapP;              /* [K][3][Nfp] block-local exterior index (see above) */
+  int nhalo;
+  int *halo_src;          /* [nhalo] global volume node index, ascending */
+} insdg_block;
+
+/* The block of elements [e0, e1) of a mesh whose geometry is set (insdg_mesh_set_ref). */
+insdg_block *insdg_block_create(const insdg_mesh *m, int e0, int e1);
+void insdg_block_destroy(insdg_block *b);
+
+/* Serial halo fill: halo[k] = global_field[halo_src[k]]. */
+void insdg_block_gather_halo(const insdg_block *b, const double *global_field, double *halo);
+
+/* Boundary-condition codes of one field, per face. */
+enum { INSDG_BC_INTERIOR = 0, INSDG_BC_DIRICHLET = 1, INSDG_BC_NEUMANN = 2 };
+
+/* bc[e][f] for the block's faces: code_of_boundary[face_bnd] on boundary faces,
+   INSDG_BC_INTERIOR elsewhere. bc has 3*K entries. */
+void insdg_block_bc_codes(const insdg_block *b, const signed char *code_of_boundary, signed char *bc);
+
+#endif

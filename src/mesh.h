@@ -1,0 +1,76 @@
+/* mesh.h -- an unstructured triangle mesh and its degree-N geometry (paper §2.1, §5.2).
+ *
+ * Topology comes from a Gmsh file (io/gmsh.h) or from the built-in rectangle generator.
+ * insdg_mesh_from_gmsh checks it: every triangle counter-clockwise after a per-surface
+ * reorientation (a triangle whose orientation disagrees with the rest of its surface is
+ * "inverted"), none degenerate, no face shared by three elements, no two neighbours
+ * folding over their common face, every boundary face tagged by a physical line.
+ *
+ * Geometry for a reference element (insdg_mesh_set_ref) is stored per element, since
+ * triangles are affine:
+ *   vgeo[e][INSDG_NVGEO]        = rx, sx, ry, sy, J       (J = area / 2)
+ *   sgeo[e][f][INSDG_NSGEO]     = nx, ny, sJ, sJ/J, tau   (sJ = face length / 2,
+ *                                 tau = (N+1)(N+2)/2 max(1/h-, 1/h+), h = area/length,
+ *                                 paper eq. Ch2.PenaltyParameter; on a boundary face h-)
+ *   x, y [e][Np]                  physical node coordinates
+ *   mapP[e][f][j]                 volume index e'*Np + n' of the exterior trace node
+ *                                 matching node j of face f; on a boundary face the
+ *                                 interior node itself.
+ * Element e's face f joins its vertices f and (f+1)%3 (see ref_tri.h); neighbours
+ * traverse a shared face in opposite directions, so face node j meets face node Nfp-1-j.
+ *
+ * Ownership: the mesh owns every array; the reference element is borrowed.
+ */
+#ifndef INSDG_MESH_H
+#define INSDG_MESH_H
+
+#include <stddef.h>
+
+#include "gmsh.h"
+#include "ref_tri.h"
+
+enum { INSDG_RX, INSDG_SX, INSDG_RY, INSDG_SY, INSDG_J, INSDG_NVGEO };
+enum { INSDG_NX, INSDG_NY, INSDG_SJ, INSDG_FSCALE, INSDG_TAU, INSDG_NSGEO };
+
+#define INSDG_MAX_BOUNDARIES 64
+
+typedef struct insdg_mesh {
+  int K;               /* triangles */
+  int Nv;              /* vertices */
+  double *vx, *vy;     /* [Nv] */
+  int *EToV;           /* [K][3] counter-clockwise */
+  int *EToE, *EToF;    /* [K][3] neighbour element and its face; a boundary face points to itself */
+  int *face_bnd;       /* [K][3] -1 on an interior face, else index into bnd_name */
+  int nbnd;
+  char bnd_name[INSDG_MAX_BOUNDARIES][128];
+
+  const insdg_ref *ref;  /* set by insdg_mesh_set_ref; borrowed */
+  double *x, *y;         /* [K][Np] */
+  double *vgeo;          /* [K][INSDG_NVGEO] */
+  double *sgeo;          /* [K][3][INSDG_NSGEO] */
+  int *mapP;             /* [K][3][Nfp] */
+} insdg_mesh;
+
+/* Build and check a mesh from a Gmsh file's contents. Returns 0, or nonzero with a
+   one-line message "<path>:<line>: element <tag>: <what>" in err. */
+int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_t errlen);
+
+/* insdg_gmsh_read followed by insdg_mesh_from_gmsh. */
+int insdg_mesh_read(const char *path, insdg_mesh **out, char *err, size_t errlen);
+
+/* A rectangle [x0,x1]x[y0,y1] cut into nx*ny cells of two triangles each, with interior
+   vertices moved by up to `jitter` (fraction of a cell, < 0.3) pseudo-randomly (seed),
+   and alternating diagonals so the mesh is not a product mesh. Boundaries are named
+   "bottom", "right", "top", "left". For tests and benchmarks that need no file. */
+insdg_mesh *insdg_mesh_rectangle(int nx, int ny, double x0, double x1, double y0, double y1,
+                                 double jitter, unsigned seed);
+
+/* Compute x, y, vgeo, sgeo, mapP for the reference element ref (replacing any earlier). */
+void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref);
+
+/* Index of the boundary with this physical name, or -1. */
+int insdg_mesh_boundary(const insdg_mesh *m, const char *name);
+
+void insdg_mesh_destroy(insdg_mesh *m);
+
+#endif

@@ -1,0 +1,90 @@
+/* ops.h -- the DG operators of the paper on one block of elements, CPU kernels.
+ *
+ *  insdg_op_local_gradient  Alg. "Local Gradient Kernel":   (ux, uy) = (D_x u, D_y u), element-local
+ *  insdg_op_gradient        G p, central flux              eq. (INS_SD_4_1)
+ *  insdg_op_divergence      D u, central flux              eq. (INS_SD_4_2)
+ *  insdg_op_sipdg           A u = M^e(-L + lambda) u       eq. (ellipticOp3), Alg. "SIPDG Kernel"
+ *  insdg_op_adv_volume      -G P . F(Ubar, Ut) at cubature points      eq. (KSS_3), Alg. SAV
+ *  insdg_op_adv_surface     + sum_f J^f/J L_c n.F*  (local Lax-Friedrichs)  eq. (KSS_3), Alg. SAS
+ *  insdg_op_advection       N(U)      = volume + surface with Ubar = Ut = U  eq. (INS_SD_2)
+ *  insdg_op_subcycle        Ntilde(Ubar, Ut)                               eq. (INS_CUB_N)
+ *
+ * Every kernel is a function of one block's arrays (block.h): fields are [K][Np] doubles
+ * of the block; the exterior trace comes from the block through mapP, from the field's
+ * halo array when mapP points past K*Np. Kernels are specialised at compile time for each
+ * N = 1..INSDG_NMAX (ops_kernels.inc included once per N) and dispatched by b->N.
+ *
+ * Results are strong-form nodal values (M^{-1} applied) except insdg_op_sipdg, which
+ * returns the weak form J M (...) so that the assembled matrix is symmetric.
+ *
+ * Boundary conditions per face come as codes (block.h, INSDG_BC_*) for the field at hand,
+ * and boundary data as arrays g[K][3*Nfp] at the face nodes (NULL means zero):
+ *  - gradient / divergence: Dirichlet means the flux value is g (u* = g); Neumann means
+ *    the interior value (u* = u-).  (For the pressure gradient, velocity walls and inflow
+ *    are Neumann for p, and outflow is Dirichlet for p: paper §2.1.)
+ *  - sipdg: homogeneous; Dirichlet: u+ = -u-, grad u+ = grad u-; Neumann: u+ = u-,
+ *    grad u+ = -grad u-. Inhomogeneous data enter the right-hand side (later issues).
+ *  - advection: Dirichlet: exterior value g; Neumann: exterior = interior.
+ */
+#ifndef INSDG_OPS_H
+#define INSDG_OPS_H
+
+#include "block.h"
+#include "ref_tri.h"
+
+/* Operator data derived from the reference element, laid out for the kernels
+   (transposed so that inner loops run over contiguous output nodes). */
+typedef struct insdg_ops {
+  const insdg_ref *ref;
+  double *DrT, *DsT;       /* [Np][Np]   DrT[j][i] = Dr[i][j] */
+  double *LIFTT;           /* [3Nfp][Np] */
+  double *cub_interpT;     /* [Np][Ncub] */
+  double *cub_PrT, *cub_PsT;  /* [Ncub][Np] */
+  double *cub_LIFTT;       /* [3Nfcub][Np] */
+} insdg_ops;
+
+insdg_ops *insdg_ops_create(const insdg_ref *ref);
+void insdg_ops_destroy(insdg_ops *ops);
+
+/* A velocity-like pair on a block with its halos and its Dirichlet data. */
+typedef struct {
+  const double *u, *v;             /* [K][Np] */
+  const double *u_halo, *v_halo;   /* [nhalo], may be NULL when the block has no halo */
+  const double *gu, *gv;           /* [K][3Nfp] Dirichlet data at face nodes, or NULL (zero) */
+} insdg_vec_in;
+
+void insdg_op_local_gradient(const insdg_ops *op, const insdg_block *b, const double *u,
+                             double *ux, double *uy);
+
+void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                       const double *g, const double *p, const double *p_halo,
+                       double *px, double *py);
+
+void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                         const insdg_vec_in *U, double *divu);
+
+/* ux, uy: insdg_op_local_gradient of u; *_halo: their exterior traces. */
+void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                    double lambda, const double *u, const double *ux, const double *uy,
+                    const double *u_halo, const double *ux_halo, const double *uy_halo,
+                    double *Au);
+
+/* Writes Nu, Nv. */
+void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub,
+                         const double *vb, const double *ut, const double *vt,
+                         double *Nu, double *Nv);
+
+/* Adds to Nu, Nv. The dissipation is lambda_factor * max(|n.Ubar-|, |n.Ubar+|):
+   1 for the linear subcycling operator, 2 for N(U) (the flux Jacobian of u (x) u has
+   eigenvalues n.u and 2 n.u). */
+void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                          double lambda_factor, const insdg_vec_in *Ubar, const insdg_vec_in *Ut,
+                          double *Nu, double *Nv);
+
+void insdg_op_advection(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                        const insdg_vec_in *U, double *Nu, double *Nv);
+
+void insdg_op_subcycle(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                       const insdg_vec_in *Ubar, const insdg_vec_in *Ut, double *Nu, double *Nv);
+
+#endif

@@ -1,0 +1,168 @@
+/* ops_cpu.c -- instantiate the CPU kernels of ops_kernels.inc for N = 1..INSDG_NMAX and
+ * dispatch on the block's degree; build the transposed operator copies they read.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "ops.h"
+
+#define PASTE(a, b) a##b
+#define XPASTE(a, b) PASTE(a, b)
+#define KFN(name) XPASTE(name, N)
+
+#define N 1
+#include "ops_kernels.inc"
+#undef N
+#define N 2
+#include "ops_kernels.inc"
+#undef N
+#define N 3
+#include "ops_kernels.inc"
+#undef N
+#define N 4
+#include "ops_kernels.inc"
+#undef N
+#define N 5
+#include "ops_kernels.inc"
+#undef N
+#define N 6
+#include "ops_kernels.inc"
+#undef N
+#define N 7
+#include "ops_kernels.inc"
+#undef N
+#define N 8
+#include "ops_kernels.inc"
+#undef N
+#define N 9
+#include "ops_kernels.inc"
+#undef N
+#define N 10
+#include "ops_kernels.inc"
+#undef N
+#define N 11
+#include "ops_kernels.inc"
+#undef N
+#define N 12
+#include "ops_kernels.inc"
+#undef N
+#define N 13
+#include "ops_kernels.inc"
+#undef N
+#define N 14
+#include "ops_kernels.inc"
+#undef N
+#define N 15
+#include "ops_kernels.inc"
+#undef N
+
+typedef struct {
+  void (*local_gradient)(const insdg_ops *, const insdg_block *, const double *, double *, double *);
+  void (*gradient)(const insdg_ops *, const insdg_block *, const signed char *, const double *,
+                   const double *, const double *, double *, double *);
+  void (*divergence)(const insdg_ops *, const insdg_block *, const signed char *,
+                     const insdg_vec_in *, double *);
+  void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, double, const double *,
+                const double *, const double *, const double *, const double *, const double *,
+                double *);
+  void (*adv_volume)(const insdg_ops *, const insdg_block *, const double *, const double *,
+                     const double *, const double *, double *, double *);
+  void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
+                      const insdg_vec_in *, const insdg_vec_in *, double *, double *);
+} kernel_table;
+
+#define ENTRY(n) {local_gradient##n, gradient##n, divergence##n, sipdg##n, adv_volume##n, adv_surface##n}
+static const kernel_table kernels[INSDG_NMAX + 1] = {
+    {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
+    ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
+
+static const kernel_table *table_for(const insdg_ops *op, const insdg_block *b)
+{
+  INSDG_CHECK(b->N == op->ref->N && b->N >= 1 && b->N <= INSDG_NMAX);
+  return &kernels[b->N];
+}
+
+static double *transpose(const double *A, int rows, int cols)
+{
+  double *T = insdg_malloc(sizeof(double) * (size_t)rows * cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) T[(size_t)j * rows + i] = A[(size_t)i * cols + j];
+  return T;
+}
+
+insdg_ops *insdg_ops_create(const insdg_ref *ref)
+{
+  const int N = ref->N, Np = ref->Np;
+  INSDG_CHECK(ref->Ncub == ((3 * N + 2) / 2) * ((3 * N + 2) / 2) && ref->Nfcub == (3 * N + 2) / 2);
+  insdg_ops *op = insdg_calloc(1, sizeof *op);
+  op->ref = ref;
+  op->DrT = transpose(ref->Dr, Np, Np);
+  op->DsT = transpose(ref->Ds, Np, Np);
+  op->LIFTT = transpose(ref->LIFT, Np, 3 * ref->Nfp);
+  op->cub_interpT = transpose(ref->cub_interp, ref->Ncub, Np);
+  op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
+  op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
+  op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
+  return op;
+}
+
+void insdg_ops_destroy(insdg_ops *op)
+{
+  if (!op) return;
+  free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
+  free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
+  free(op);
+}
+
+void insdg_op_local_gradient(const insdg_ops *op, const insdg_block *b, const double *u,
+                             double *ux, double *uy)
+{
+  table_for(op, b)->local_gradient(op, b, u, ux, uy);
+}
+
+void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                       const double *g, const double *p, const double *p_halo, double *px, double *py)
+{
+  table_for(op, b)->gradient(op, b, bc, g, p, p_halo, px, py);
+}
+
+void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                         const insdg_vec_in *U, double *divu)
+{
+  table_for(op, b)->divergence(op, b, bc, U, divu);
+}
+
+void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc, double lambda,
+                    const double *u, const double *ux, const double *uy, const double *u_halo,
+                    const double *ux_halo, const double *uy_halo, double *Au)
+{
+  table_for(op, b)->sipdg(op, b, bc, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+}
+
+void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,
+                         const double *ut, const double *vt, double *Nu, double *Nv)
+{
+  table_for(op, b)->adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
+}
+
+void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                          double lambda_factor, const insdg_vec_in *Ubar, const insdg_vec_in *Ut,
+                          double *Nu, double *Nv)
+{
+  table_for(op, b)->adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
+}
+
+void insdg_op_advection(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                        const insdg_vec_in *U, double *Nu, double *Nv)
+{
+  insdg_op_adv_volume(op, b, U->u, U->v, U->u, U->v, Nu, Nv);
+  insdg_op_adv_surface(op, b, bc, 2.0, U, U, Nu, Nv);
+}
+
+void insdg_op_subcycle(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                       const insdg_vec_in *Ubar, const insdg_vec_in *Ut, double *Nu, double *Nv)
+{
+  insdg_op_adv_volume(op, b, Ubar->u, Ubar->v, Ut->u, Ut->v, Nu, Nv);
+  insdg_op_adv_surface(op, b, bc, 1.0, Ubar, Ut, Nu, Nv);
+}
