@@ -358,8 +358,9 @@ static int expect_end(reader *r, const char *section, const char *end)
   if (got == 0) return FAIL(lx, "unexpected end of file in %s (no %s)", section, end);
   if (lx->ntok != 1 || strcmp(lx->tok[0], end) != 0) {
     char buf[40];
-    return FAIL(lx, "expected %s, found '%s' (more records than %s announced?)", end,
-                shown(lx->tok[0], buf), section);
+    int counted = lx->tok[0][0] != '$' && strcmp(section, "$MeshFormat") != 0;
+    return FAIL(lx, "expected %s, found '%s'%s", end, shown(lx->tok[0], buf),
+                counted ? " (more records than the section header announced?)" : "");
   }
   return 0;
 }
@@ -404,7 +405,7 @@ static int read_format(reader *r)
   if (got < 0) return -1;
   if (got == 0) return FAIL(lx, "unexpected end of file in $MeshFormat");
   if (lx->ntok != 3) return want_ntok(lx, 3, "version file-type data-size");
-  double version;
+  double version = 0;
   int filetype, datasize;
   if (tok_real(lx, 0, &version) < 0) return -1;
   if (fabs(version - 2.2) < 1e-9) r->version = 22;
@@ -414,10 +415,10 @@ static int read_format(reader *r)
                     "(gmsh -format msh41)",
                 shown(lx->tok[0], buf));
   if (tok_int(lx, 1, INT_MIN, INT_MAX, "file-type", &filetype) < 0) return -1;
-  if (filetype != 0)
-    return FAIL(lx, "binary Gmsh file (file-type %d); insdg reads ASCII meshes only "
-                    "(write without -bin)",
-                filetype);
+  if (filetype == 1)
+    return FAIL(lx, "binary Gmsh file (file-type 1); insdg reads ASCII meshes only "
+                    "(write without -bin)");
+  if (filetype != 0) return FAIL(lx, "invalid file-type %d (0 is ASCII)", filetype);
   if (tok_int(lx, 2, INT_MIN, INT_MAX, "data-size", &datasize) < 0) return -1;
   return expect_end(r, "$MeshFormat", "$EndMeshFormat");
 }
@@ -734,7 +735,7 @@ static int read_element22(reader *r)
                 tag, 3 + ntags + nn, ntags, nn, lx->ntok);
   for (int i = 0; i < ntags; i++) {
     int v;
-    if (tok_int(lx, 3 + i, INT_MIN, INT_MAX, "element tag value", &v) < 0) return -1;
+    if (tok_int(lx, 3 + i, INT_MIN, INT_MAX, "physical or entity tag", &v) < 0) return -1;
     if (i == 0) phys = v;
     if (i == 1) entity = v;
   }

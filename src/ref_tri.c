@@ -5,10 +5,11 @@
  * its Vandermonde matrices -> nodal derivative and mass matrices -> face nodes and
  * LIFT -> volume cubature (Stroud conical product) and its projection operators ->
  * face cubature (Gauss-Legendre) and its lift. Everything downstream of V is obtained
- * by LU solves with V (B V^{-1} for a matrix B of basis values), never by an explicit
- * inverse that is then multiplied carelessly. The math follows Hesthaven & Warburton,
- * "Nodal Discontinuous Galerkin Methods" (2008), ch. 3 and 6, and Warburton (2006)
- * for the nodes; docs/reference_element.md records the choices.
+ * by LU solves with V (B V^{-1} for a matrix B of basis values, LAPACKE dgetrf/dgetrs)
+ * plus one step of iterative refinement with a long double residual, never by an
+ * explicit inverse that is then multiplied carelessly. The math follows Hesthaven &
+ * Warburton, "Nodal Discontinuous Galerkin Methods" (2008), ch. 3 and 6, and Warburton
+ * (2006) for the nodes; docs/reference_element.md records the choices.
  *
  * Modal ordering: psi_m with (i,j) the degrees in the collapsed coordinates (a,b),
  * ordered by total degree d = i + j, and inside one degree by increasing i:
@@ -19,6 +20,7 @@
 
 #include "error.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -71,7 +73,8 @@ static void jacobi_grad_all(double x, double alpha, double beta, int n, double *
   dP[0] = 0.0;
   if (n == 0) return;
   jacobi_all(x, alpha + 1.0, beta + 1.0, n - 1, tmp);
-  for (int k = 1; k <= n; ++k) dP[k] = sqrt(k * (k + alpha + beta + 1.0)) * tmp[k - 1];
+  for (int k = 1; k <= n; ++k)
+    dP[k] = sqrt(k * (k + alpha + beta + 1.0)) * tmp[k - 1];
 }
 
 /* Gauss-Jacobi rule with q points for the weight (1-x)^alpha (1+x)^beta: nodes are the
@@ -83,7 +86,8 @@ static void gauss_jacobi(int q, double alpha, double beta, double *x, double *w)
 {
   double ab = alpha + beta;
   double *offdiag = insdg_calloc((size_t)q, sizeof(double));
-  x[0] = (beta - alpha) / (ab + 2.0); /* the general diagonal formula is 0/0 here when ab = 0 */
+  x[0] = (beta - alpha) /
+         (ab + 2.0); /* the general diagonal formula is 0/0 here when ab = 0 */
   for (int k = 1; k < q; ++k)
     x[k] = (beta * beta - alpha * alpha) / ((2.0 * k + ab) * (2.0 * k + ab + 2.0));
   for (int k = 0; k + 1 < q; ++k) {
@@ -98,7 +102,8 @@ static void gauss_jacobi(int q, double alpha, double beta, double *x, double *w)
   for (int i = 0; i < q; ++i) {
     jacobi_all(x[i], alpha, beta, q - 1, P);
     double sum = 0.0;
-    for (int k = 0; k < q; ++k) sum += P[k] * P[k];
+    for (int k = 0; k < q; ++k)
+      sum += P[k] * P[k];
     w[i] = 1.0 / sum;
   }
   free(P);
@@ -158,9 +163,8 @@ static void solve_with_factors(const right_divisor *d, int nrows, double *X)
 
 /* B := B V^{-1} for B with nrows rows of d->n columns (row-major), followed by one step
    of iterative refinement whose residual B - X V is accumulated in long double. The
-   plain LU solve leaves an error of order cond(V) eps |B V^{-1}|; for Dr at N = 15 that
-   is 2.6e-12 on monomial derivatives, the refinement brings it to 1e-13 (the
-   rounding of the basis values themselves). */
+   plain LU solve leaves an error of order cond(V) eps |B V^{-1}|: 2.6e-12 relative on
+   monomial derivatives by Dr at N = 15; after the refinement about 1e-13. */
 static void right_divide(const right_divisor *d, int nrows, double *B)
 {
   if (nrows == 0) return;
@@ -172,11 +176,13 @@ static void right_divide(const right_divisor *d, int nrows, double *B)
   for (int i = 0; i < nrows; ++i) /* rhs := rhs - B V, the residual */
     for (int j = 0; j < n; ++j) {
       long double res = rhs[(size_t)i * n + j];
-      for (int k = 0; k < n; ++k) res -= (long double)B[(size_t)i * n + k] * d->V[(size_t)k * n + j];
+      for (int k = 0; k < n; ++k)
+        res -= (long double)B[(size_t)i * n + k] * d->V[(size_t)k * n + j];
       rhs[(size_t)i * n + j] = (double)res;
     }
   solve_with_factors(d, nrows, rhs);
-  for (size_t k = 0; k < len; ++k) B[k] += rhs[k];
+  for (size_t k = 0; k < len; ++k)
+    B[k] += rhs[k];
   free(rhs);
 }
 
@@ -185,42 +191,38 @@ static void inverse_by_solve(const right_divisor *d, double *Vinv)
 {
   int n = d->n;
   memset(Vinv, 0, (size_t)n * n * sizeof(double));
-  for (int i = 0; i < n; ++i) Vinv[i * n + i] = 1.0;
+  for (int i = 0; i < n; ++i)
+    Vinv[i * n + i] = 1.0;
   right_divide(d, n, Vinv);
 }
 
 /* C[m x n] = A[m x k] B[k x n]. */
 static void matmul(int m, int n, int k, const double *A, const double *B, double *C)
 {
-  for (int i = 0; i < m; ++i) {
-    double *Ci = C + (size_t)i * n;
-    for (int j = 0; j < n; ++j) Ci[j] = 0.0;
-    for (int l = 0; l < k; ++l) {
-      double a = A[(size_t)i * k + l];
-      const double *Bl = B + (size_t)l * n;
-      for (int j = 0; j < n; ++j) Ci[j] += a * Bl[j];
-    }
-  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A, k, B, n, 0.0, C,
+              n);
 }
 
-/* C[n x n] = A^T A for A[n x n]. */
+/* C[n x n] = A^T A and A A^T for A[n x n], by explicit loops so that C is exactly
+   symmetric (the mass matrices are used as symmetric operators downstream). */
 static void gram_transposed(int n, const double *A, double *C)
 {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       double sum = 0.0;
-      for (int k = 0; k < n; ++k) sum += A[k * n + i] * A[k * n + j];
+      for (int k = 0; k < n; ++k)
+        sum += A[k * n + i] * A[k * n + j];
       C[i * n + j] = sum;
     }
 }
 
-/* C[n x n] = A A^T for A[n x n]. */
 static void gram(int n, const double *A, double *C)
 {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       double sum = 0.0;
-      for (int k = 0; k < n; ++k) sum += A[i * n + k] * A[j * n + k];
+      for (int k = 0; k < n; ++k)
+        sum += A[i * n + k] * A[j * n + k];
       C[i * n + j] = sum;
     }
 }
@@ -239,9 +241,9 @@ static int mode_index(int i, int j)
 
 /* Scratch for evaluating the degree-N basis at one point. */
 typedef struct {
-  double *Pa, *dPa;  /* [N+1] Legendre in a and derivative */
-  double *Pb, *dPb;  /* [N+1] Jacobi(2i+1,0) in b and derivative */
-  double *tmp;       /* [N+1] */
+  double *Pa, *dPa; /* [N+1] Legendre in a and derivative */
+  double *Pb, *dPb; /* [N+1] Jacobi(2i+1,0) in b and derivative */
+  double *tmp;      /* [N+1] */
 } basis_scratch;
 
 static basis_scratch basis_scratch_create(int N)
@@ -322,11 +324,11 @@ void insdg_ref_basis(int N, int n, const double *r, const double *s, double *out
  * Warp & Blend nodes (Warburton 2006)
  * =================================================================================== */
 
-/* Optimised blend exponents alpha_opt(N), N = 1..15 (Warburton 2006, Table 1; as in
+/* Optimised blend exponents alpha_opt(N), N = 1..15 (Warburton 2006; the table used by
    Hesthaven & Warburton's Nodes2D). */
-static const double warp_alpha_opt[INSDG_NMAX] = {
-    0.0000, 0.0000, 1.4152, 0.1001, 0.2751, 0.9800, 1.0999, 1.2832,
-    1.3648, 1.4773, 1.4959, 1.5743, 1.5770, 1.6223, 1.6258};
+static const double warp_alpha_opt[INSDG_NMAX] = {0.0000, 0.0000, 1.4152, 0.1001, 0.2751,
+                                                  0.9800, 1.0999, 1.2832, 1.3648, 1.4773,
+                                                  1.4959, 1.5743, 1.5770, 1.6223, 1.6258};
 
 /* Lagrange polynomial through (xeq_k, val_k), k = 0..N, evaluated at x. Product form;
    equispaced points with N <= 15 are harmless for evaluation inside [-1,1]. */
@@ -364,8 +366,8 @@ static void equilateral_to_rs(double x, double y, double *r, double *s)
 
 /* One Warp & Blend node from its equispaced barycentric coordinates. L2 belongs to
    v0, L3 to v1, L1 to v2; edge k of the equilateral triangle is opposite L_k's vertex. */
-static void warp_blend_node(int N, double alpha, const double *equi, const double *disp, double L1, double L2, double L3,
-                            double *r, double *s)
+static void warp_blend_node(int N, double alpha, const double *equi, const double *disp,
+                            double L1, double L2, double L3, double *r, double *s)
 {
   const double pi = 3.14159265358979323846;
   double x = -L2 + L3, y = (-L2 - L3 + 2.0 * L1) / sqrt(3.0);
@@ -431,14 +433,24 @@ static double face_parameter(int f, double r, double s)
 static void face_point(int f, double t, double *r, double *s)
 {
   switch (f) {
-  case 0: *r = t; *s = -1.0; break;
-  case 1: *r = -t; *s = t; break;
-  default: *r = -1.0; *s = -t; break;
+  case 0:
+    *r = t;
+    *s = -1.0;
+    break;
+  case 1:
+    *r = -t;
+    *s = t;
+    break;
+  default:
+    *r = -1.0;
+    *s = -t;
+    break;
   }
 }
 
-/* face_nodes[f][j] and the node parameters t_face[j] (from face 0; by the symmetry of
-   the node set the parameters are the same on every face, namely the LGL points). */
+/* face_nodes[f][j]: the nodes within FACE_TOL of face f, sorted by increasing t. By
+   the symmetry of the node set their parameters are the same on every face (the LGL
+   points), which face_interp relies on and the tests check. */
 static void find_face_nodes(insdg_ref *ref)
 {
   for (int f = 0; f < INSDG_NFACES; ++f) {
@@ -476,7 +488,8 @@ static void face_node_parameters(const insdg_ref *ref, int f, double *t)
 /* 1D Vandermonde V1[j][k] = normalised Legendre P_k(t_j), n points, degree n-1. */
 static void vandermonde_1d(int n, const double *t, int npts, double *V1)
 {
-  for (int j = 0; j < npts; ++j) jacobi_all(t[j], 0.0, 0.0, n - 1, V1 + (size_t)j * n);
+  for (int j = 0; j < npts; ++j)
+    jacobi_all(t[j], 0.0, 0.0, n - 1, V1 + (size_t)j * n);
 }
 
 /* 1D mass matrix of the face nodes t[0..Nfp-1] on [-1,1]: (V1 V1^T)^{-1} =
@@ -507,7 +520,8 @@ static void build_lift(insdg_ref *ref)
     for (int n = 0; n < Np; ++n)
       for (int j = 0; j < Nfp; ++j) {
         double sum = 0.0;
-        for (int k = 0; k < Nfp; ++k) sum += ref->invM[n * Np + fn[k]] * M1[k * Nfp + j];
+        for (int k = 0; k < Nfp; ++k)
+          sum += ref->invM[n * Np + fn[k]] * M1[k * Nfp + j];
         ref->LIFT[(size_t)n * ncols + f * Nfp + j] = sum;
       }
   }
@@ -556,12 +570,11 @@ static void weak_projection(const insdg_ref *ref, int npts, const double *G,
                             const double *w, double *P)
 {
   int Np = ref->Np;
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Np, npts, Np, 1.0, ref->invM, Np, G,
+              Np, 0.0, P, npts);
   for (int n = 0; n < Np; ++n)
-    for (int i = 0; i < npts; ++i) {
-      double sum = 0.0;
-      for (int m = 0; m < Np; ++m) sum += ref->invM[n * Np + m] * G[(size_t)i * Np + m];
-      P[(size_t)n * npts + i] = w[i] * sum;
-    }
+    for (int i = 0; i < npts; ++i)
+      P[(size_t)n * npts + i] *= w[i];
 }
 
 /* cub_interp = V_c V^{-1}; cub_Pr = M^{-1} (I Dr)^T W, cub_Ps likewise. */
@@ -581,18 +594,11 @@ static void build_volume_operators(insdg_ref *ref, const right_divisor *Vlu)
   free(IDx);
 }
 
-/* Face rule (Gauss-Legendre, same q as the volume rule), face_interp from the face
-   nodes' t to the Gauss points, and cub_LIFT[n][f*Nfcub+q] = (M^{-1} (I^f)^T W^f). */
-static void build_face_operators(insdg_ref *ref, const right_divisor *Vlu)
+/* face_interp = V1(tfc) V1(t_nodes)^{-1}: 1D Lagrange interpolation from the face
+   nodes to the face cubature points (the face-node t are the same on every face). */
+static void build_face_interp(insdg_ref *ref)
 {
-  int q = cubature_points_per_direction(ref->N), Np = ref->Np, Nfp = ref->Nfp;
-  ref->Nfcub = q;
-  ref->face_cub_degree = 2 * q - 1;
-  ref->tfc = alloc_doubles((size_t)q);
-  ref->wfc = alloc_doubles((size_t)q);
-  gauss_jacobi(q, 0.0, 0.0, ref->tfc, ref->wfc);
-
-  /* face_interp = V1(tfc) V1(t_nodes)^{-1} */
+  int Nfp = ref->Nfp, q = ref->Nfcub;
   double *t = alloc_doubles((size_t)Nfp), *V1 = alloc_doubles((size_t)Nfp * Nfp);
   face_node_parameters(ref, 0, t);
   vandermonde_1d(Nfp, t, Nfp, V1);
@@ -603,9 +609,13 @@ static void build_face_operators(insdg_ref *ref, const right_divisor *Vlu)
   right_divisor_destroy(&d1);
   free(V1);
   free(t);
+}
 
-  /* Nodal basis at the face cubature points of every face, then the weak lift. */
-  int nf = INSDG_NFACES * q;
+/* cub_LIFT[n][f*Nfcub+k] = sum_m invM[n][m] wfc[k] l_m(x_fk): the nodal basis at the
+   face cubature points of every face (increasing t), then the weak projection. */
+static void build_cub_lift(insdg_ref *ref, const right_divisor *Vlu)
+{
+  int q = ref->Nfcub, Np = ref->Np, nf = INSDG_NFACES * q;
   double *rf = alloc_doubles((size_t)nf), *sf = alloc_doubles((size_t)nf);
   double *wf = alloc_doubles((size_t)nf), *L = alloc_doubles((size_t)nf * Np);
   for (int f = 0; f < INSDG_NFACES; ++f)
@@ -621,6 +631,19 @@ static void build_face_operators(insdg_ref *ref, const right_divisor *Vlu)
   free(sf);
   free(wf);
   free(L);
+}
+
+/* Face rule: Gauss-Legendre with the same q as the volume rule, exact to 2q-1 >= 3N. */
+static void build_face_operators(insdg_ref *ref, const right_divisor *Vlu)
+{
+  int q = cubature_points_per_direction(ref->N);
+  ref->Nfcub = q;
+  ref->face_cub_degree = 2 * q - 1;
+  ref->tfc = alloc_doubles((size_t)q);
+  ref->wfc = alloc_doubles((size_t)q);
+  gauss_jacobi(q, 0.0, 0.0, ref->tfc, ref->wfc);
+  build_face_interp(ref);
+  build_cub_lift(ref, Vlu);
 }
 
 /* ===================================================================================
@@ -677,11 +700,12 @@ insdg_ref *insdg_ref_create(int N)
 void insdg_ref_destroy(insdg_ref *ref)
 {
   if (!ref) return;
-  double *arrays[] = {ref->r,    ref->s,      ref->V,          ref->Dr,     ref->Ds,
-                      ref->M,    ref->invM,   ref->LIFT,       ref->rc,     ref->sc,
-                      ref->wc,   ref->cub_interp, ref->cub_Pr, ref->cub_Ps, ref->tfc,
-                      ref->wfc,  ref->face_interp, ref->cub_LIFT};
-  for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); ++k) free(arrays[k]);
+  double *arrays[] = {ref->r,   ref->s,           ref->V,       ref->Dr,     ref->Ds,
+                      ref->M,   ref->invM,        ref->LIFT,    ref->rc,     ref->sc,
+                      ref->wc,  ref->cub_interp,  ref->cub_Pr,  ref->cub_Ps, ref->tfc,
+                      ref->wfc, ref->face_interp, ref->cub_LIFT};
+  for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); ++k)
+    free(arrays[k]);
   free(ref->face_nodes);
   free(ref);
 }

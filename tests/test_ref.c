@@ -38,14 +38,16 @@ static double *dalloc(size_t n)
 static double max_abs(const double *x, size_t n)
 {
   double m = 0.0;
-  for (size_t i = 0; i < n; ++i) m = fmax(m, fabs(x[i]));
+  for (size_t i = 0; i < n; ++i)
+    m = fmax(m, fabs(x[i]));
   return m;
 }
 
 static double max_abs_diff(const double *x, const double *y, size_t n)
 {
   double m = 0.0;
-  for (size_t i = 0; i < n; ++i) m = fmax(m, fabs(x[i] - y[i]));
+  for (size_t i = 0; i < n; ++i)
+    m = fmax(m, fabs(x[i] - y[i]));
   return m;
 }
 
@@ -55,7 +57,8 @@ static void matmul(int m, int n, int k, const double *A, const double *B, double
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double sum = 0.0;
-      for (int l = 0; l < k; ++l) sum += A[(size_t)i * k + l] * B[(size_t)l * n + j];
+      for (int l = 0; l < k; ++l)
+        sum += A[(size_t)i * k + l] * B[(size_t)l * n + j];
       C[(size_t)i * n + j] = sum;
     }
 }
@@ -159,14 +162,16 @@ static double check_mass(const insdg_ref *ref)
     for (int b = 0; a + b <= N; ++b, ++k) {
       ea[k] = a;
       eb[k] = b;
-      for (int i = 0; i < Np; ++i) F[i * Np + k] = monomial(a, b, ref->r[i], ref->s[i]);
+      for (int i = 0; i < Np; ++i)
+        F[i * Np + k] = monomial(a, b, ref->r[i], ref->s[i]);
     }
   matmul(Np, Np, Np, ref->M, F, MF); /* column k: M f_k */
   double worst = 0.0;
   for (int p = 0; p < Np; ++p)
     for (int q = 0; q < Np; ++q) {
       double val = 0.0;
-      for (int i = 0; i < Np; ++i) val += F[i * Np + p] * MF[i * Np + q];
+      for (int i = 0; i < Np; ++i)
+        val += F[i * Np + p] * MF[i * Np + q];
       double exact = triangle_moment(ea[p] + ea[q], eb[p] + eb[q]);
       worst = fmax(worst, fabs(val - exact) / fmax(1.0, fabs(exact)));
     }
@@ -198,7 +203,8 @@ static double check_volume_cubature(const insdg_ref *ref)
   for (int a = 0; a <= ref->cub_degree; ++a)
     for (int b = 0; a + b <= ref->cub_degree; ++b) {
       double sum = 0.0;
-      for (int i = 0; i < ref->Ncub; ++i) sum += ref->wc[i] * monomial(a, b, ref->rc[i], ref->sc[i]);
+      for (int i = 0; i < ref->Ncub; ++i)
+        sum += ref->wc[i] * monomial(a, b, ref->rc[i], ref->sc[i]);
       double exact = triangle_moment(a, b);
       worst = fmax(worst, fabs(sum - exact) / fmax(1.0, fabs(exact)));
     }
@@ -220,7 +226,8 @@ static double check_face_cubature(const insdg_ref *ref)
   double worst = 0.0;
   for (int k = 0; k <= ref->face_cub_degree; ++k) {
     double sum = 0.0;
-    for (int q = 0; q < ref->Nfcub; ++q) sum += ref->wfc[q] * pow(ref->tfc[q], k);
+    for (int q = 0; q < ref->Nfcub; ++q)
+      sum += ref->wfc[q] * pow(ref->tfc[q], k);
     worst = fmax(worst, fabs(sum - line_moment(k)) / fmax(1.0, line_moment(k)));
   }
   return worst;
@@ -237,7 +244,8 @@ static double check_basis_orthonormal(const insdg_ref *ref)
   for (int m = 0; m < Np; ++m)
     for (int n = 0; n < Np; ++n) {
       double sum = 0.0;
-      for (int c = 0; c < Nc; ++c) sum += ref->wc[c] * P[c * Np + m] * P[c * Np + n];
+      for (int c = 0; c < Nc; ++c)
+        sum += ref->wc[c] * P[c * Np + m] * P[c * Np + n];
       worst = fmax(worst, fabs(sum - (m == n ? 1.0 : 0.0)));
     }
   free(P);
@@ -259,12 +267,15 @@ static double check_lift(const insdg_ref *ref)
   lapack_int *ipiv = malloc(sizeof(lapack_int) * Np);
   gauss_legendre_newton(nq, xq, wq);
   for (int f = 0; f < 3; ++f) {
-    for (int q = 0; q < nq; ++q) face_point(f, xq[q], &rq[q], &sq[q]);
+    for (int q = 0; q < nq; ++q)
+      face_point(f, xq[q], &rq[q], &sq[q]);
     insdg_ref_basis(ref->N, nq, rq, sq, psi, NULL, NULL);
     for (int i = 0; i < Np; ++i)
-      for (int q = 0; q < nq; ++q) L[i * nq + q] = psi[q * Np + i];
+      for (int q = 0; q < nq; ++q)
+        L[i * nq + q] = psi[q * Np + i];
     for (int i = 0; i < Np; ++i)
-      for (int m = 0; m < Np; ++m) VT[i * Np + m] = ref->V[m * Np + i];
+      for (int m = 0; m < Np; ++m)
+        VT[i * Np + m] = ref->V[m * Np + i];
     if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, Np, nq, VT, Np, ipiv, L, nq) != 0) {
       printf("    dgesv failed\n");
       return INFINITY;
@@ -273,21 +284,32 @@ static double check_lift(const insdg_ref *ref)
       for (int j = 0; j < Nfp; ++j) {
         int node = ref->face_nodes[f * Nfp + j];
         double sum = 0.0;
-        for (int q = 0; q < nq; ++q) sum += wq[q] * L[i * nq + q] * L[node * nq + q];
+        for (int q = 0; q < nq; ++q)
+          sum += wq[q] * L[i * nq + q] * L[node * nq + q];
         E[i * ncols + f * Nfp + j] = sum;
       }
   }
   for (int i = 0; i < Np; ++i)
     for (int j = 0; j < Np; ++j) {
       double sum = 0.0;
-      for (int k = 0; k < Np; ++k) sum += ref->V[i * Np + k] * ref->V[j * Np + k];
+      for (int k = 0; k < Np; ++k)
+        sum += ref->V[i * Np + k] * ref->V[j * Np + k];
       invM[i * Np + j] = sum;
     }
   matmul(Np, ncols, Np, invM, E, lift);
   double err = max_abs_diff(lift, ref->LIFT, (size_t)Np * ncols) /
                max_abs(ref->LIFT, (size_t)Np * ncols);
-  free(xq); free(wq); free(rq); free(sq); free(psi); free(L);
-  free(VT); free(E); free(invM); free(lift); free(ipiv);
+  free(xq);
+  free(wq);
+  free(rq);
+  free(sq);
+  free(psi);
+  free(L);
+  free(VT);
+  free(E);
+  free(invM);
+  free(lift);
+  free(ipiv);
   return err;
 }
 
@@ -299,10 +321,7 @@ static double face_equation(int f, double r, double s)
 }
 
 /* Parameter t of a point on face f, from the vertices (independent of ref_tri.c). */
-static double face_t(int f, double r, double s)
-{
-  return f == 0 ? r : (f == 1 ? s : -s);
-}
+static double face_t(int f, double r, double s) { return f == 0 ? r : (f == 1 ? s : -s); }
 
 /* Nodes on their face (|face equation| <= 1e-10) and no other node on it; t strictly
    increasing from -1 (vertex f) to 1 (vertex f+1); t_j = -t_{Nfp-1-j}; same t on all
@@ -314,9 +333,11 @@ static double check_face_nodes(const insdg_ref *ref)
   double worst = 0.0;
   for (int f = 0; f < 3; ++f) {
     int on_face = 0;
-    for (int i = 0; i < ref->Np; ++i) on_face += fabs(face_equation(f, ref->r[i], ref->s[i])) < 1e-10;
+    for (int i = 0; i < ref->Np; ++i)
+      on_face += fabs(face_equation(f, ref->r[i], ref->s[i])) < 1e-10;
     if (on_face != Nfp) {
-      printf("    face %d: %d nodes satisfy the face equation, expected %d\n", f, on_face, Nfp);
+      printf("    face %d: %d nodes satisfy the face equation, expected %d\n", f, on_face,
+             Nfp);
       return INFINITY;
     }
     const int *fn = ref->face_nodes + f * Nfp;
@@ -356,12 +377,16 @@ static double check_cub_projection(const insdg_ref *ref)
     const double *P = dir ? ref->cub_Ps : ref->cub_Pr, *D = dir ? ref->Ds : ref->Dr;
     matmul(Np, Np, Nc, P, ref->cub_interp, lhs);
     for (int i = 0; i < Np; ++i)
-      for (int j = 0; j < Np; ++j) Dt[i * Np + j] = D[j * Np + i];
+      for (int j = 0; j < Np; ++j)
+        Dt[i * Np + j] = D[j * Np + i];
     matmul(Np, Np, Np, Dt, ref->M, DtM);
     matmul(Np, Np, Np, ref->invM, DtM, rhs);
     worst = fmax(worst, max_abs_diff(lhs, rhs, nn) / max_abs(rhs, nn));
   }
-  free(lhs); free(DtM); free(rhs); free(Dt);
+  free(lhs);
+  free(DtM);
+  free(rhs);
+  free(Dt);
   return worst;
 }
 
@@ -373,15 +398,21 @@ static double check_cub_lift(const insdg_ref *ref)
   double *a = dalloc(Np), *b = dalloc(Np);
   double worst = 0.0;
   for (int trial = 0; trial < 3; ++trial) {
-    for (int i = 0; i < Np; ++i) u[i] = random_uniform();
-    for (int k = 0; k < 3 * Nfp; ++k) uf[k] = u[ref->face_nodes[k]];
+    for (int i = 0; i < Np; ++i)
+      u[i] = random_uniform();
+    for (int k = 0; k < 3 * Nfp; ++k)
+      uf[k] = u[ref->face_nodes[k]];
     for (int f = 0; f < 3; ++f)
       matmul(Nq, 1, Nfp, ref->face_interp, uf + f * Nfp, ufc + f * Nq);
     matmul(Np, 1, 3 * Nfp, ref->LIFT, uf, a);
     matmul(Np, 1, 3 * Nq, ref->cub_LIFT, ufc, b);
     worst = fmax(worst, max_abs_diff(a, b, Np) / max_abs(a, Np));
   }
-  free(u); free(uf); free(ufc); free(a); free(b);
+  free(u);
+  free(uf);
+  free(ufc);
+  free(a);
+  free(b);
   return worst;
 }
 
@@ -401,19 +432,25 @@ static double check_interp(const insdg_ref *from)
     double *v = dalloc(to->Np), *Pu = dalloc(to->Np);
     insdg_ref_interp_matrix(from, to, P);
     if (to_N == N) {
-      for (int i = 0; i < to->Np; ++i) P[i * to->Np + i] -= 1.0;
+      for (int i = 0; i < to->Np; ++i)
+        P[i * to->Np + i] -= 1.0;
       worst = fmax(worst, max_abs(P, (size_t)to->Np * to->Np));
     } else {
       for (int a = 0; a <= N; ++a)
         for (int b = 0; a + b <= N; ++b) {
           double c = random_uniform();
-          for (int i = 0; i < from->Np; ++i) u[i] += c * monomial(a, b, from->r[i], from->s[i]);
-          for (int i = 0; i < to->Np; ++i) v[i] += c * monomial(a, b, to->r[i], to->s[i]);
+          for (int i = 0; i < from->Np; ++i)
+            u[i] += c * monomial(a, b, from->r[i], from->s[i]);
+          for (int i = 0; i < to->Np; ++i)
+            v[i] += c * monomial(a, b, to->r[i], to->s[i]);
         }
       matmul(to->Np, 1, from->Np, P, u, Pu);
       worst = fmax(worst, max_abs_diff(Pu, v, to->Np) / max_abs(v, to->Np));
     }
-    free(P); free(u); free(v); free(Pu);
+    free(P);
+    free(u);
+    free(v);
+    free(Pu);
   }
   return worst;
 }
@@ -431,7 +468,8 @@ typedef struct {
 static const check g_checks[] = {
     {"deriv", "Dr, Ds on monomials of degree <= N", check_derivatives, 1e-12},
     {"mass", "f^T M g vs exact integral, deg f, g <= N", check_mass, 1e-12},
-    {"cubature", "volume rule on monomials of degree <= cub_degree", check_volume_cubature, 1e-12},
+    {"cubature", "volume rule on monomials of degree <= cub_degree", check_volume_cubature,
+     1e-12},
     {"cubature", "face rule on t^k, k <= face_cub_degree", check_face_cubature, 1e-12},
     {"cubature", "basis orthonormal under the volume rule", check_basis_orthonormal, 1e-12},
     {"lift", "LIFT vs M^{-1} E (independent Gauss rule)", check_lift, 1e-12},
@@ -465,7 +503,8 @@ static double *copy_of(const double *x, size_t n)
 }
 
 /* A check applied to a broken copy must report more than its tolerance. */
-static int expect_detected(const char *what, check_fn fn, const insdg_ref *broken, double tol)
+static int expect_detected(const char *what, check_fn fn, const insdg_ref *broken,
+                           double tol)
 {
   double err = fn(broken);
   int detected = !(err <= tol);
@@ -483,9 +522,11 @@ static int run_negative_controls(int N)
 
   b.Dr = copy_of(ref->Dr, nn); /* Dr transposed */
   for (int i = 0; i < Np; ++i)
-    for (int j = 0; j < Np; ++j) b.Dr[i * Np + j] = ref->Dr[j * Np + i];
+    for (int j = 0; j < Np; ++j)
+      b.Dr[i * Np + j] = ref->Dr[j * Np + i];
   failures += expect_detected("Dr transposed", check_derivatives, &b, 1e-12);
-  failures += expect_detected("Dr transposed (projection)", check_cub_projection, &b, 1e-11);
+  failures +=
+      expect_detected("Dr transposed (projection)", check_cub_projection, &b, 1e-11);
   free(b.Dr);
   b = *ref;
 
@@ -509,13 +550,15 @@ static int run_negative_controls(int N)
       b.LIFT[n * 3 * Nfp + 2 * Nfp + j] = ref->LIFT[n * 3 * Nfp + Nfp + j];
     }
   failures += expect_detected("LIFT faces 1, 2 swapped", check_lift, &b, 1e-12);
-  failures += expect_detected("LIFT faces 1, 2 swapped (cub_LIFT)", check_cub_lift, &b, 1e-11);
+  failures +=
+      expect_detected("LIFT faces 1, 2 swapped (cub_LIFT)", check_cub_lift, &b, 1e-11);
   free(b.LIFT);
   b = *ref;
 
   int *fn = malloc(sizeof(int) * 3 * Nfp); /* face 2 in decreasing t */
   memcpy(fn, ref->face_nodes, sizeof(int) * 3 * Nfp);
-  for (int j = 0; j < Nfp; ++j) fn[2 * Nfp + j] = ref->face_nodes[2 * Nfp + Nfp - 1 - j];
+  for (int j = 0; j < Nfp; ++j)
+    fn[2 * Nfp + j] = ref->face_nodes[2 * Nfp + Nfp - 1 - j];
   b.face_nodes = fn;
   failures += expect_detected("face 2 nodes reversed", check_face_nodes, &b, 1e-12);
   free(fn);
@@ -536,17 +579,19 @@ static int group_selected(const char *group, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-  static const char *known[] = {"deriv", "mass", "cubature", "lift", "faces",
-                                "projection", "interp", "negative"};
+  static const char *known[] = {"deriv", "mass",       "cubature", "lift",
+                                "faces", "projection", "interp",   "negative"};
   for (int k = 1; k < argc; ++k) {
     int found = 0;
-    for (size_t g = 0; g < sizeof(known) / sizeof(known[0]); ++g) found |= !strcmp(argv[k], known[g]);
+    for (size_t g = 0; g < sizeof(known) / sizeof(known[0]); ++g)
+      found |= !strcmp(argv[k], known[g]);
     if (!found) {
       fprintf(stderr, "test_ref: unknown group '%s'\n", argv[k]);
       return 2;
     }
   }
-  for (int N = 1; N <= INSDG_NMAX; ++N) g_refs[N] = insdg_ref_create(N);
+  for (int N = 1; N <= INSDG_NMAX; ++N)
+    g_refs[N] = insdg_ref_create(N);
 
   int failures = 0;
   for (size_t c = 0; c < sizeof(g_checks) / sizeof(g_checks[0]); ++c)
@@ -556,7 +601,8 @@ int main(int argc, char **argv)
     failures += run_negative_controls(3) + run_negative_controls(INSDG_NMAX);
   }
 
-  for (int N = 1; N <= INSDG_NMAX; ++N) insdg_ref_destroy(g_refs[N]);
+  for (int N = 1; N <= INSDG_NMAX; ++N)
+    insdg_ref_destroy(g_refs[N]);
   if (failures) {
     printf("test_ref: %d FAILED\n", failures);
     return 1;

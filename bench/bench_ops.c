@@ -1,0 +1,162 @@
+/* bench_ops.c -- CPU operator benchmark against this core's empirical roofline.
+ *
+ * For N = 1..10 on a jittered rectangle of at least 20 000 triangles, and enough of them
+ * that the fields are at least 4x the last-level cache (so that stream bandwidth, not
+ * cache bandwidth, is the right memory bound), in one block on one thread (the unit of
+ * work a StarPU task will run), each operator of ops.h is timed
+ * (best of several repetitions, each long enough to be well above timer resolution)
+ * and reported as GFLOP/s and GB/s beside the roofline bound
+ *     bound = min(FMA peak, arithmetic intensity x stream bandwidth)
+ * with peak and bandwidth measured by bench/roofline.c on this core.
+ *
+ * Flop counts are those of the algorithm as written in ops_kernels.inc (2 per
+ * multiply-add); bytes are the compulsory traffic: every field read or written once,
+ * exterior traces, face maps and geometric factors, operator matrices assumed cached.
+ *
+ * Usage: bench_ops [--kmin K] [--nmax NMAX] [--csv FILE]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block.h"
+#include "error.h"
+#include "mesh.h"
+#include "ops.h"
+#include "roofline.h"
+
+typedef struct {
+  const char *name;
+  double flops, bytes;   /* per element */
+} op_cost;
+
+/* per-element costs (see header comment) */
+static void costs(int N, int nc, int nfc, op_cost c[6])
+{
+  const double Np = (N + 1) * (N + 2) / 2.0, Nfp = N + 1, Nc = nc, Nfc = nfc;
+  const double trace = 3 * Nfp * (8 + 4);     /* exterior value + its face-map entry */
+  const double geo = 8 * INSDG_NVGEO + 8 * 3 * INSDG_NSGEO;
+  c[0] = (op_cost){"local gradient", 4 * Np * Np + 6 * Np, 8 * Np + 16 * Np + 8 * INSDG_NVGEO};
+  c[1] = (op_cost){"gradient G", 4 * Np * Np + 6 * Np + 12 * Np * Nfp + 21 * Nfp,
+                   8 * Np + trace + 8 * 3 * Nfp + 3 + geo + 16 * Np};
+  c[2] = (op_cost){"divergence D", 4 * Np * Np + 6 * Np + 6 * Np * Nfp + 24 * Nfp,
+                   16 * Np + 2 * trace + 16 * 3 * Nfp + 3 + geo + 8 * Np};
+  c[3] = (op_cost){"SIPDG A", 6 * Np * Np + 18 * Np * Nfp + 10 * Np + 30 * Nfp,
+                   24 * Np + 3 * trace + 3 + geo + 8 * Np};
+  c[4] = (op_cost){"advection volume", 16 * Nc * Np + 10 * Nc, 32 * Np + 8 * INSDG_NVGEO + 16 * Np};
+  c[5] = (op_cost){"advection surface", 48 * Nfc * Nfp + 60 * Nfc + 12 * Np * Nfc,
+                   4 * trace + 4 * 8 * 3 * Nfp + 3 + geo + 32 * Np};
+}
+
+typedef struct {
+  const insdg_ops *op;
+  const insdg_block *b;
+  const signed char *bc;
+  double *f[8];
+  const double *g;
+} bench_state;
+
+static void run_op(int which, bench_state *s)
+{
+  insdg_vec_in U = {s->f[0], s->f[1], NULL, NULL, s->g, s->g};
+  switch (which) {
+    case 0: insdg_op_local_gradient(s->op, s->b, s->f[0], s->f[4], s->f[5]); break;
+    case 1: insdg_op_gradient(s->op, s->b, s->bc, s->g, s->f[0], NULL, s->f[4], s->f[5]); break;
+    case 2: insdg_op_divergence(s->op, s->b, s->bc, &U, s->f[4]); break;
+    case 3: insdg_op_sipdg(s->op, s->b, s->bc, 1.0, s->f[0], s->f[2], s->f[3], NULL, NULL, NULL, s->f[4]); break;
+    case 4: insdg_op_adv_volume(s->op, s->b, s->f[0], s->f[1], s->f[2], s->f[3], s->f[4], s->f[5]); break;
+    case 5: insdg_op_adv_surface(s->op, s->b, s->bc, 1.0, &U, &U, s->f[4], s->f[5]); break;
+  }
+}
+
+static double time_op(int which, bench_state *s)
+{
+  run_op(which, s);   /* warm up */
+  double best = INFINITY;
+  for (int rep = 0; rep < 5; ++rep) {
+    int calls = 0;
+    const double t0 = insdg_wtime();
+    double t = t0;
+    while (t - t0 < 0.05 || calls < 2) run_op(which, s), ++calls, t = insdg_wtime();
+    best = fmin(best, (t - t0) / calls);
+  }
+  return best;
+}
+
+int main(int argc, char **argv)
+{
+  int kmin = 20000, nmax = 10;
+  const char *csv_path = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmax NMAX<=15] [--csv FILE]\n");
+      return 2;
+    }
+  }
+  if (kmin < 2 || nmax < 1 || nmax > INSDG_NMAX) {
+    fprintf(stderr, "bench_ops: --kmin must be >= 2 and --nmax in 1..%d\n", INSDG_NMAX);
+    return 2;
+  }
+  const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
+  const double peak_ymm = insdg_roofline_fma_gflops_autovec();
+  printf("# CPU: %s (one core)\n", insdg_roofline_cpu_name());
+  printf("# stream triad %.2f GB/s, FMA peak %.1f GFLOP/s (%.1f with 256-bit vectors), ridge %.2f flop/byte\n",
+         bw, peak, peak_ymm, peak / bw);
+  const double llc = (double)insdg_roofline_llc_bytes();
+  printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
+  printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
+         "bound", "fraction");
+  FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+  if (csv_path && !csv) {
+    fprintf(stderr, "bench_ops: cannot write %s\n", csv_path);
+    return 2;
+  }
+  if (csv) fprintf(csv, "N,K,operator,seconds_per_element,gflops,gbs,intensity,bound_gflops,fraction,stream_gbs,peak_gflops\n");
+  for (int N = 1; N <= nmax; ++N) {
+    insdg_ref *ref = insdg_ref_create(N);
+    const double field_bytes = 8.0 * 8 * ref->Np;   /* eight fields per element */
+    const double kwant = fmax(kmin, 4 * llc / field_bytes);
+    const int nx = (int)ceil(sqrt(kwant / 2));
+    insdg_mesh *m = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.2, 11u);
+    insdg_mesh_set_ref(m, ref);
+    insdg_ops *op = insdg_ops_create(ref);
+    insdg_block *b = insdg_block_create(m, 0, m->K);
+    const size_t n = (size_t)m->K * ref->Np, nf = (size_t)m->K * 3 * ref->Nfp;
+    bench_state s = {op, b, NULL, {0}, NULL};
+    signed char codes[INSDG_MAX_BOUNDARIES], *bc = insdg_malloc(3 * (size_t)m->K);
+    for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = INSDG_BC_DIRICHLET;
+    insdg_block_bc_codes(b, codes, bc);
+    s.bc = bc;
+    for (int i = 0; i < 8; ++i) {
+      s.f[i] = insdg_malloc(sizeof(double) * n);
+      for (size_t k = 0; k < n; ++k) s.f[i][k] = sin(0.001 * (double)k + i);
+    }
+    double *g = insdg_calloc(nf, sizeof(double));
+    s.g = g;
+    op_cost c[6];
+    costs(N, ref->Ncub, ref->Nfcub, c);
+    for (int k = 0; k < 6; ++k) {
+      const double t = time_op(k, &s) / m->K;
+      const double gflops = c[k].flops / t * 1e-9, gbs = c[k].bytes / t * 1e-9;
+      const double ai = c[k].flops / c[k].bytes, bound = fmin(peak, ai * bw);
+      printf("%2d %8d  %-18s %8.1fns %9.2f %8.2f %8.2f %9.2f %8.1f%%\n", N, m->K, c[k].name, 1e9 * t, gflops, gbs, ai,
+             bound, 100 * gflops / bound);
+      if (csv)
+        fprintf(csv, "%d,%d,%s,%.6e,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", N, m->K, c[k].name, t, gflops, gbs, ai, bound,
+                gflops / bound, bw, peak);
+    }
+    fflush(stdout);
+    for (int i = 0; i < 8; ++i) free(s.f[i]);
+    free(g), free(bc);
+    insdg_block_destroy(b);
+    insdg_ops_destroy(op);
+    insdg_ref_destroy(ref);
+    insdg_mesh_destroy(m);
+  }
+  if (csv) fclose(csv);
+  return 0;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install insdg's build and run dependencies from Debian's packages (bookworm). Idempotent:
+# does nothing when everything is already installed. Needs root (or sudo).
+set -euo pipefail
+packages=(
+  build-essential pkg-config cmake
+  liblapacke-dev libopenblas-dev        # reference element and tests (LAPACK), BLAS
+  gmsh                                  # meshes for the cases and the demonstration
+  libopenmpi-dev openmpi-bin libstarpu-dev starpu-tools libmetis-dev   # runtime (Foundation II)
+  libnetcdf-dev netcdf-bin libinih-dev libmuparser-dev                 # I/O (Foundation II, solver)
+  hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
+  python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
