@@ -125,7 +125,8 @@ static int next_raw(lexer *lx)
 
 static void push_token(lexer *lx, char *t)
 {
-  if (reserve(&lx->tokcap, lx->ntok + 1)) lx->tok = resize(lx->tok, lx->tokcap, sizeof(char *));
+  if (reserve(&lx->tokcap, lx->ntok + 1))
+    lx->tok = resize(lx->tok, lx->tokcap, sizeof(char *));
   lx->tok[lx->ntok++] = t;
 }
 
@@ -344,7 +345,8 @@ static int next_record(reader *r, const char *section, const char *what, int exp
                       : lx->tok[0][0] == '$' ? shown(lx->tok[0], buf)
                                              : NULL;
   if (!found) return 0;
-  if (!what) return FAIL(lx, "unexpected %s in %s (expected its header line)", found, section);
+  if (!what)
+    return FAIL(lx, "unexpected %s in %s (expected its header line)", found, section);
   return FAIL(lx, "unexpected %s in %s (expected %d %s, read %d)", found, section, expected,
               what, done);
 }
@@ -486,8 +488,10 @@ static int read_entity(reader *r, int dim)
     }
     after += 1 + nbound;
   }
-  if (after != lx->ntok) return FAIL(lx, "entity line has %d extra fields", lx->ntok - after);
-  if (reserve(&r->cap_ents, r->nents + 1)) r->ents = resize(r->ents, r->cap_ents, sizeof(entity));
+  if (after != lx->ntok)
+    return FAIL(lx, "entity line has %d extra fields", lx->ntok - after);
+  if (reserve(&r->cap_ents, r->nents + 1))
+    r->ents = resize(r->ents, r->cap_ents, sizeof(entity));
   r->ents[r->nents++] = (entity){dim, tag, phys};
   return 0;
 }
@@ -572,7 +576,8 @@ static int read_node_block41(reader *r, int total, int n, int ncoord)
   for (int k = 0; k < n && status == 0; k++) {
     double xyz[3];
     status = next_record(r, "$Nodes", "nodes", total, first + k);
-    if (status == 0 && lx->ntok != ncoord) status = want_ntok(lx, ncoord, "node coordinates");
+    if (status == 0 && lx->ntok != ncoord)
+      status = want_ntok(lx, ncoord, "node coordinates");
     if (status == 0) status = read_xyz(r, 0, xyz);
     for (int i = 3; i < ncoord && status == 0; i++) {
       double u;
@@ -731,7 +736,8 @@ static int read_element22(reader *r)
   if (nn == 0) return fail_type(lx, tag, type);
   if (tok_int(lx, 2, 0, lx->ntok, "number of tags", &ntags) < 0) return -1;
   if (lx->ntok != 3 + ntags + nn)
-    return FAIL(lx, "element %d: expected %d fields (tag, type, %d tags, %d nodes), found %d",
+    return FAIL(lx,
+                "element %d: expected %d fields (tag, type, %d tags, %d nodes), found %d",
                 tag, 3 + ntags + nn, ntags, nn, lx->ntok);
   for (int i = 0; i < ntags; i++) {
     int v;
@@ -845,8 +851,10 @@ static int read_section(reader *r)
   char buf[40];
   const char *head = lx->tok[0];
   if (head[0] != '$')
-    return FAIL(lx, "expected a section header such as $Nodes, found '%s'", shown(head, buf));
-  if (lx->ntok != 1) return FAIL(lx, "section header %s followed by text", shown(head, buf));
+    return FAIL(lx, "expected a section header such as $Nodes, found '%s'",
+                shown(head, buf));
+  if (lx->ntok != 1)
+    return FAIL(lx, "section header %s followed by text", shown(head, buf));
   if (!strcmp(head, "$MeshFormat")) return FAIL(lx, "second $MeshFormat section");
   if (!strcmp(head, "$PhysicalNames")) {
     if (r->seen_names) return FAIL(lx, "second $PhysicalNames section");
@@ -860,7 +868,8 @@ static int read_section(reader *r)
   }
   if (!strcmp(head, "$Nodes")) return read_nodes(r);
   if (!strcmp(head, "$Elements")) return read_elements(r);
-  if (!strncmp(head, "$End", 4)) return FAIL(lx, "%s without its section", shown(head, buf));
+  if (!strncmp(head, "$End", 4))
+    return FAIL(lx, "%s without its section", shown(head, buf));
   return skip_section(r, head);
 }
 

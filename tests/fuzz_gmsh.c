@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- a deterministic random source (splitmix64) --------------------------------------- */
+/* ---- a deterministic random source (splitmix64) -------------------------------------- */
 
 static uint64_t rng_state = 0x1d5e6a7b3c2f9081ULL;
 
@@ -40,7 +40,7 @@ static size_t rng_below(size_t n)
   return (size_t)(rng_next() % n);
 }
 
-/* ---- a growable byte buffer ------------------------------------------------------------ */
+/* ---- a growable byte buffer ---------------------------------------------------------- */
 
 typedef struct {
   char *data;
@@ -78,7 +78,7 @@ static int load(const char *path, text *t)
   return 0;
 }
 
-/* ---- mutations -------------------------------------------------------------------------- */
+/* ---- mutations ----------------------------------------------------------------------- */
 
 /* Start of the line containing byte at, and the length of that line with its '\n'. */
 static size_t line_around(const text *t, size_t at, size_t *len)
@@ -180,13 +180,14 @@ static void mutate(text *t)
   }
 }
 
-/* ---- the invariants --------------------------------------------------------------------- */
+/* ---- the invariants ------------------------------------------------------------------ */
 
 static int check_success(const insdg_gmsh *m)
 {
   int ok = m->nnodes >= 0 && m->ntri >= 0 && m->nline >= 0 && m->nphys >= 0;
   for (int i = 0; ok && i < 3 * m->ntri; i++) ok = m->tri[i] >= 0 && m->tri[i] < m->nnodes;
-  for (int i = 0; ok && i < 2 * m->nline; i++) ok = m->line[i] >= 0 && m->line[i] < m->nnodes;
+  for (int i = 0; ok && i < 2 * m->nline; i++)
+    ok = m->line[i] >= 0 && m->line[i] < m->nnodes;
   for (int i = 0; ok && i < m->nphys; i++)
     ok = memchr(m->phys[i].name, '\0', sizeof m->phys[i].name) != NULL;
   return ok;
@@ -270,7 +271,7 @@ int main(int argc, char **argv)
   free(t.data);
   free(original[0].data);
   free(original[1].data);
-  printf("fuzz_gmsh: %d iterations, %d read successfully, %d invariant failures\n", iterations,
-         nread, nbad);
+  printf("fuzz_gmsh: %d iterations, %d read successfully, %d invariant failures\n",
+         iterations, nread, nbad);
   return nbad != 0;
 }

@@ -50,7 +50,7 @@ static void read_ok(const char *path, insdg_gmsh *m)
 /* ---- comparing meshes by coordinates ------------------------------------------------ */
 
 typedef struct {
-  double c[6];   /* vertex coordinates, rotated so the lexicographically smallest is first */
+  double c[6];   /* vertex coordinates, rotated so the lexicographically least is first */
 } tri_xy;
 
 static int cmp_doubles(const double *a, const double *b, int n)
@@ -243,6 +243,9 @@ static void test_hole(void)
 
 /* ---- hand-written files ------------------------------------------------------------- */
 
+#define HEAD22 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
+#define NODES22 "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n"
+
 static char tmp_path[64];
 
 static const char *write_temp(const char *text)
@@ -321,7 +324,7 @@ static void test_handwritten(void)
   free(dos);
 
   /* 2.2: an unnamed physical line, an element without physical group, sparse tags */
-  path = write_temp("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$NodeData\n1\n\"x\"\n$EndNodeData\n"
+  path = write_temp(HEAD22 "$NodeData\n1\n\"x\"\n$EndNodeData\n"
                     "$Nodes\n3\n5 0 0 0\n3 1 0 0\n9 0 1 0\n$EndNodes\n"
                     "$Elements\n4\n1 15 2 0 1 5\n2 1 2 0 7 5 3\n3 1 2 11 7 3 9\n"
                     "4 2 2 0 6 5 3 9\n$EndElements\n");
@@ -370,9 +373,6 @@ static void expect_text_error(const char *text, int line, const char *what)
   unlink(path);
 }
 
-#define HEAD22 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
-#define NODES22 "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n"
-
 static void test_errors(void)
 {
   expect_error_at(mesh_path("bad_truncated.msh"), 122,
@@ -391,15 +391,16 @@ static void test_errors(void)
                     "node 2: z = 0.5 is not 0");
   expect_text_error(HEAD22 "$Nodes\n3\n1 0 0 0\n2 1 0 0\n$EndNodes\n", 8,
                     "unexpected $EndNodes in $Nodes (expected 3 nodes, read 2)");
-  expect_text_error(HEAD22 "$Nodes\n1\n1 0 0 0\n2 1 0 0\n$EndNodes\n", 7, "expected $EndNodes");
+  expect_text_error(HEAD22 "$Nodes\n1\n1 0 0 0\n2 1 0 0\n$EndNodes\n", 7,
+                    "expected $EndNodes");
   expect_text_error(HEAD22 "$Nodes\n2\n4 0 0 0\n4 1 0 0\n$EndNodes\n", 7,
                     "node tag 4 defined twice (first at line 6)");
   expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 2 2 0 1 1 2 99\n$EndElements\n", 12,
                     "element 7: node tag 99 does not exist");
   expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 2 2 0 1 1 2\n$EndElements\n", 12,
                     "element 7: expected 8 fields");
-  expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 9 2 0 1 1 2 3 1 2 3\n$EndElements\n", 12,
-                    "unsupported element type 9 (6-node second order triangle)");
+  expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 9 2 0 1 1 2 3 1 2 3\n$EndElements\n",
+                    12, "unsupported element type 9 (6-node second order triangle)");
   expect_text_error(HEAD22 "$PhysicalNames\n1\n1 2 \"open\n$EndPhysicalNames\n", 6,
                     "unterminated quoted string");
   expect_text_error(HEAD22 "$Comments\nno end\n", 5, "unexpected end of file in $Comments");
@@ -407,7 +408,8 @@ static void test_errors(void)
                     "0 0 0\n1 0 0\n$EndNodes\n",
                     11, "$Nodes header announces 3 nodes, its blocks hold 2");
   expect_text_error("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1 1 1\n2 1 0 1\n1\n"
-                    "0 0 0\n$EndNodes\n$Elements\n1 1 1 1\n2 1 3 1\n5 1 1 1 1\n$EndElements\n",
+                    "0 0 0\n$EndNodes\n$Elements\n1 1 1 1\n2 1 3 1\n5 1 1 1 1\n"
+                    "$EndElements\n",
                     13, "element 5: unsupported element type 3 (4-node quadrangle)");
 }
 
