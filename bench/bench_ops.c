@@ -13,7 +13,7 @@
  * multiply-add); bytes are the compulsory traffic: every field read or written once,
  * exterior traces, face maps and geometric factors, operator matrices assumed cached.
  *
- * Usage: bench_ops [--kmin K] [--nmax NMAX] [--csv FILE]
+ * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--csv FILE]
  */
 #include <math.h>
 #include <stdio.h>
@@ -86,19 +86,20 @@ static double time_op(int which, bench_state *s)
 
 int main(int argc, char **argv)
 {
-  int kmin = 20000, nmax = 10;
+  int kmin = 20000, nmin = 1, nmax = 10;
   const char *csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmax NMAX<=15] [--csv FILE]\n");
+      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--csv FILE]\n");
       return 2;
     }
   }
-  if (kmin < 2 || nmax < 1 || nmax > INSDG_NMAX) {
-    fprintf(stderr, "bench_ops: --kmin must be >= 2 and --nmax in 1..%d\n", INSDG_NMAX);
+  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX) {
+    fprintf(stderr, "bench_ops: --kmin must be >= 2 and 1 <= --nmin <= --nmax <= %d\n", INSDG_NMAX);
     return 2;
   }
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
     return 2;
   }
   if (csv) fprintf(csv, "N,K,operator,seconds_per_element,gflops,gbs,intensity,bound_gflops,fraction,stream_gbs,peak_gflops\n");
-  for (int N = 1; N <= nmax; ++N) {
+  for (int N = nmin; N <= nmax; ++N) {
     insdg_ref *ref = insdg_ref_create(N);
     const double field_bytes = 8.0 * 8 * ref->Np;   /* eight fields per element */
     const double kwant = fmax(kmin, 4 * llc / field_bytes);

@@ -44,7 +44,7 @@ typedef struct {
   int nphys;
   insdg_gmsh_physical *phys;   /* [nphys] every physical tag used by a line or triangle,
                                   and every entry of $PhysicalNames */
-  char path[256];              /* the file name, for messages */
+  char path[4096];             /* the file name, for messages */
 } insdg_gmsh;
 
 /* Read path. Returns 0 on success. On failure returns nonzero and writes into err

@@ -1,0 +1,62 @@
+/* partition.h -- METIS blocks, the block -> rank map, block-contiguous renumbering and
+ * the halo maps between blocks (DESIGN.md, "Data model: blocks").
+ *
+ * B = nranks * blocks_per_rank blocks. The mesh is first cut into nranks parts, then each
+ * part into blocks_per_rank blocks (two METIS k-way passes on the dual graph, fixed seed,
+ * so the result is the same on every rank and every run). Rank r owns blocks
+ * r*blocks_per_rank .. (r+1)*blocks_per_rank - 1. One part (nranks or blocks_per_rank
+ * equal to 1) is handled without METIS, which cannot be asked for one part.
+ *
+ * Elements are renumbered so that block b holds elements block_start[b] ..
+ * block_start[b+1]-1 (and so each rank's elements are contiguous too); within a block the
+ * original order is kept. insdg_layout_create returns the renumbered mesh; old_elem[e]
+ * gives the original index of new element e.
+ *
+ * Halos: for every ordered pair of adjacent blocks (s -> d) a pair halo of n values: the
+ * exterior trace nodes d reads from s. Block d's halo array (block.h, halo_src) is the
+ * concatenation of its incoming pair halos in increasing s, so pair p fills d's halo
+ * slots dst_offset .. dst_offset + n - 1, and the pack on s writes
+ *     buf[k] = field_s[src_node[k]],  k = 0..n-1  (src_node: block-local volume index in s).
+ *
+ * Ownership: the layout owns everything in it, including the renumbered mesh and the
+ * blocks (insdg_block, built on the renumbered mesh after insdg_mesh_set_ref).
+ */
+#ifndef INSDG_PARTITION_H
+#define INSDG_PARTITION_H
+
+#include <stddef.h>
+
+#include "block.h"
+#include "mesh.h"
+
+typedef struct {
+  int src, dst;      /* blocks */
+  int n;             /* values */
+  int dst_offset;    /* first slot in dst's halo array */
+  int *src_node;     /* [n] block-local volume node index in src */
+} insdg_pair_halo;
+
+typedef struct insdg_layout {
+  int nranks, blocks_per_rank, B;
+  int *block_rank;     /* [B] */
+  int *block_start;    /* [B+1] element ranges in the renumbered mesh */
+  int *old_elem;       /* [K] original element of new element e */
+  insdg_mesh *mesh;    /* the renumbered mesh, geometry set for ref */
+  insdg_block **block; /* [B] */
+  int npairs;
+  insdg_pair_halo *pair;  /* [npairs], sorted by (dst, src) */
+  int *pairs_into;        /* [B+1] pairs into block d: pair[pairs_into[d] .. pairs_into[d+1]-1] */
+} insdg_layout;
+
+/* Partition m (topology only is read; it is not modified) for nranks * blocks_per_rank
+   blocks, renumber, set geometry for ref, build blocks and pair halos. Returns 0, or
+   nonzero with a message in err (e.g. more blocks than elements). */
+int insdg_layout_create(const insdg_mesh *m, const insdg_ref *ref, int nranks, int blocks_per_rank,
+                        insdg_layout **out, char *err, size_t errlen);
+void insdg_layout_destroy(insdg_layout *L);
+
+/* A copy of m with element e of the copy = element old_elem[e] of m (neighbours, faces
+   and boundary tags carried along); geometry is not set. */
+insdg_mesh *insdg_mesh_renumber(const insdg_mesh *m, const int *old_elem);
+
+#endif

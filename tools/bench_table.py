@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Turn bench_ops --csv output into the markdown table of docs/performance.md.
+
+usage: /usr/bin/python3 tools/bench_table.py docs/bench_ops.csv
+"""
+import csv
+import sys
+
+
+def main(path):
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    print(f"stream triad {float(rows[0]['stream_gbs']):.2f} GB/s, "
+          f"FMA peak {float(rows[0]['peak_gflops']):.1f} GFLOP/s (one core)\n")
+    print("| N | K | operator | ns/element | GFLOP/s | GB/s | flop/byte | bound GFLOP/s | fraction |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['N']} | {r['K']} | {r['operator']} | {1e9 * float(r['seconds_per_element']):.1f} | "
+              f"{float(r['gflops']):.2f} | {float(r['gbs']):.2f} | {float(r['intensity']):.2f} | "
+              f"{float(r['bound_gflops']):.1f} | {100 * float(r['fraction']):.0f}% |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
