@@ -1,11 +1,12 @@
 /* partition.h -- METIS blocks, the block -> rank map, block-contiguous renumbering and
  * the halo maps between blocks (DESIGN.md, "Data model: blocks").
  *
- * B = nranks * blocks_per_rank blocks. The mesh is first cut into nranks parts, then each
- * part into blocks_per_rank blocks (two METIS k-way passes on the dual graph, fixed seed,
- * so the result is the same on every rank and every run). Rank r owns blocks
- * r*blocks_per_rank .. (r+1)*blocks_per_rank - 1. One part (nranks or blocks_per_rank
- * equal to 1) is handled without METIS, which cannot be asked for one part.
+ * B blocks over nranks ranks (B >= nranks; "ranks x blocks per rank" is the even case).
+ * Rank r owns blocks floor(r B / nranks) .. floor((r+1) B / nranks) - 1, so 7 blocks on 3
+ * ranks are 2, 2, 3. The mesh is first cut into nranks parts weighted by those shares,
+ * then each part into its blocks (two METIS k-way passes on the dual graph, fixed seed,
+ * so the result is the same on every rank and every run). One part is handled without
+ * METIS, which cannot be asked for one part.
  *
  * Elements are renumbered so that block b holds elements block_start[b] ..
  * block_start[b+1]-1 (and so each rank's elements are contiguous too); within a block the
@@ -37,7 +38,7 @@ typedef struct {
 } insdg_pair_halo;
 
 typedef struct insdg_layout {
-  int nranks, blocks_per_rank, B;
+  int nranks, B;
   int *block_rank;     /* [B] */
   int *block_start;    /* [B+1] element ranges in the renumbered mesh */
   int *old_elem;       /* [K] original element of new element e */
@@ -48,10 +49,12 @@ typedef struct insdg_layout {
   int *pairs_into;        /* [B+1] pairs into block d: pair[pairs_into[d] .. pairs_into[d+1]-1] */
 } insdg_layout;
 
-/* Partition m (topology only is read; it is not modified) for nranks * blocks_per_rank
-   blocks, renumber, set geometry for ref, build blocks and pair halos. Returns 0, or
-   nonzero with a message in err (e.g. more blocks than elements). */
-int insdg_layout_create(const insdg_mesh *m, const insdg_ref *ref, int nranks, int blocks_per_rank,
+/* Partition m (topology only is read; it is not modified) into nblocks blocks over nranks
+   ranks, renumber, set geometry for ref (required), build blocks and pair halos.
+   Returns 0, or nonzero with a message in err and *out = NULL: nranks below 1 or fewer
+   blocks than ranks, more blocks than elements, a block that METIS leaves empty (too many blocks
+   for the mesh), or a METIS failure. */
+int insdg_layout_create(const insdg_mesh *m, const insdg_ref *ref, int nranks, int nblocks,
                         insdg_layout **out, char *err, size_t errlen);
 void insdg_layout_destroy(insdg_layout *L);
 

@@ -6,8 +6,8 @@ packages=(
   build-essential pkg-config cmake
   liblapacke-dev libopenblas-dev        # reference element and tests (LAPACK), BLAS
   gmsh                                  # meshes for the cases and the demonstration
-  libopenmpi-dev openmpi-bin libstarpu-dev starpu-tools libmetis-dev   # runtime (Foundation II)
-  libnetcdf-dev netcdf-bin libinih-dev libmuparser-dev                 # I/O (Foundation II, solver)
+  libopenmpi-dev openmpi-bin libstarpu-dev starpu-tools libmetis-dev   # StarPU-MPI runtime, METIS blocks
+  libnetcdf-dev libnetcdf-mpi-dev netcdf-bin libinih-dev libmuparser-dev   # I/O: parallel NetCDF, case files
   hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
   python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
 )

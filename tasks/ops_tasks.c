@@ -1,0 +1,206 @@
+/* ops_tasks.c -- codelets and task submission for the block operators (ops_tasks.h).
+ *
+ * Two codelets. `pack` copies the trace nodes a neighbour needs into a pair halo.
+ * `block_op` runs one operator on one block; its buffers, in order, are
+ *   [inputs (nin)] [pair halos into the block: nhalo_fields x npairs_into] [outputs (nout)]
+ * and its argument (op_args) says which kernel and carries the static pointers. The
+ * pair halos of one field are copied into one contiguous halo array (the block's halo
+ * layout, block.h) before the kernel runs; that copy is the only cost of keeping halos
+ * as separate handles, and it is surface-sized.
+ */
+#include "ops_tasks.h"
+
+#include <starpu_mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT, OP_DIVERGENCE, OP_SIPDG, OP_ADV_VOLUME, OP_ADV_SURFACE };
+enum { MAX_FIELDS = 4 };
+
+typedef struct {
+  int kind;
+  const insdg_ops *op;
+  const insdg_block *b;
+  const insdg_layout *L;
+  int d;                          /* the block */
+  int nin, nhalo_fields, nout;
+  const signed char *bc;          /* block's [K][3] */
+  const double *g[MAX_FIELDS];    /* block's [K][3Nfp] or NULL */
+  double lambda;                  /* SIPDG lambda, or advection lambda factor */
+} op_args;
+
+/* ---- pack ---------------------------------------------------------------------------- */
+static void pack_cpu(void *buffers[], void *cl_arg)
+{
+  const insdg_pair_halo *pair;
+  starpu_codelet_unpack_args(cl_arg, &pair);
+  const double *field = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  double *buf = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  for (int k = 0; k < pair->n; ++k) buf[k] = field[pair->src_node[k]];
+}
+
+static struct starpu_codelet pack_cl = {
+    .cpu_funcs = {pack_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
+
+void insdg_task_pack(insdg_dfield *f)
+{
+  const insdg_layout *L = f->T->L;
+  for (int p = 0; p < L->npairs; ++p) {
+    const insdg_pair_halo *pair = &L->pair[p];
+    const int status = starpu_mpi_task_insert(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W,
+                                              f->halo[p], STARPU_VALUE, &pair, sizeof(pair), 0);
+    INSDG_CHECK(status == 0);
+  }
+}
+
+/* ---- block operators ------------------------------------------------------------------- */
+static void block_op_cpu(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  const insdg_layout *L = a.L;
+  const int first_pair = L->pairs_into[a.d], npairs = L->pairs_into[a.d + 1] - first_pair;
+  const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0};
+  double *out[2] = {0};
+  double *scratch = NULL;
+  for (int i = 0; i < a.nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
+  for (int i = 0; i < a.nout; ++i)
+    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + a.nhalo_fields * npairs + i]);
+  if (a.nhalo_fields > 0) {
+    const int nhalo = a.b->nhalo;
+    scratch = insdg_malloc(sizeof(double) * (size_t)(a.nhalo_fields * nhalo + 1));
+    for (int fld = 0; fld < a.nhalo_fields; ++fld) {
+      double *h = scratch + (size_t)fld * nhalo;
+      for (int p = 0; p < npairs; ++p) {
+        const insdg_pair_halo *pair = &L->pair[first_pair + p];
+        memcpy(h + pair->dst_offset, (const double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + fld * npairs + p]),
+               sizeof(double) * (size_t)pair->n);
+      }
+      halo[fld] = h;
+    }
+  }
+  switch (a.kind) {
+    case OP_LOCAL_GRADIENT:
+      insdg_op_local_gradient(a.op, a.b, in[0], out[0], out[1]);
+      break;
+    case OP_GRADIENT:
+      insdg_op_gradient(a.op, a.b, a.bc, a.g[0], in[0], halo[0], out[0], out[1]);
+      break;
+    case OP_DIVERGENCE: {
+      insdg_vec_in U = {in[0], in[1], halo[0], halo[1], a.g[0], a.g[1]};
+      insdg_op_divergence(a.op, a.b, a.bc, &U, out[0]);
+      break;
+    }
+    case OP_SIPDG:
+      insdg_op_sipdg(a.op, a.b, a.bc, a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0]);
+      break;
+    case OP_ADV_VOLUME:
+      insdg_op_adv_volume(a.op, a.b, in[0], in[1], in[2], in[3], out[0], out[1]);
+      break;
+    case OP_ADV_SURFACE: {
+      insdg_vec_in Ub = {in[0], in[1], halo[0], halo[1], a.g[0], a.g[1]};
+      insdg_vec_in Ut = {in[2], in[3], halo[2], halo[3], a.g[2], a.g[3]};
+      insdg_op_adv_surface(a.op, a.b, a.bc, a.lambda, &Ub, &Ut, out[0], out[1]);
+      break;
+    }
+    default:
+      INSDG_CHECK(!"unknown operator");
+  }
+  free(scratch);
+}
+
+static struct starpu_codelet block_op_cl = {
+    .cpu_funcs = {block_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
+
+static const char *op_name[] = {"local_gradient", "gradient", "divergence", "sipdg", "adv_volume", "adv_surface"};
+
+/* Submit kind on every block: inputs read, pair halos of the first nhalo_fields inputs
+   read, outputs written (or read-written when accumulate, for the surface term). */
+static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **out, int accumulate,
+                             const double *const *g_global)
+{
+  insdg_tasks *T = in[0]->T;
+  const insdg_layout *L = T->L;
+  const int Nfp = L->mesh->ref->Nfp;
+  for (int d = 0; d < L->B; ++d) {
+    op_args a = proto;
+    a.L = L, a.op = T->op, a.d = d, a.b = L->block[d];
+    const int e0 = L->block_start[d];
+    if (a.bc) a.bc += 3 * (size_t)e0;
+    for (int k = 0; k < MAX_FIELDS; ++k) a.g[k] = g_global && g_global[k] ? g_global[k] + (size_t)e0 * 3 * Nfp : NULL;
+    const int first_pair = L->pairs_into[d], npairs = L->pairs_into[d + 1] - first_pair;
+    const int nbuf = a.nin + a.nhalo_fields * npairs + a.nout;
+    struct starpu_data_descr *descr = insdg_malloc(sizeof *descr * (size_t)nbuf);
+    int n = 0;
+    for (int i = 0; i < a.nin; ++i) descr[n++] = (struct starpu_data_descr){in[i]->block[d], STARPU_R};
+    for (int fld = 0; fld < a.nhalo_fields; ++fld)
+      for (int p = 0; p < npairs; ++p) descr[n++] = (struct starpu_data_descr){in[fld]->halo[first_pair + p], STARPU_R};
+    for (int i = 0; i < a.nout; ++i)
+      descr[n++] = (struct starpu_data_descr){out[i]->block[d], accumulate ? STARPU_RW : STARPU_W};
+    const int status = starpu_mpi_task_insert(T->comm, &block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf,
+                                              STARPU_VALUE, &a, sizeof a, STARPU_NAME, op_name[a.kind], 0);
+    INSDG_CHECK(status == 0);
+    free(descr);
+  }
+}
+
+void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy)
+{
+  op_args a = {.kind = OP_LOCAL_GRADIENT, .nin = 1, .nout = 2};
+  submit_block_ops(a, (insdg_dfield *[]){u}, (insdg_dfield *[]){ux, uy}, 0, NULL);
+}
+
+void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p, insdg_dfield *px,
+                         insdg_dfield *py)
+{
+  insdg_task_pack(p);
+  op_args a = {.kind = OP_GRADIENT, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
+  submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 0, (const double *[]){g, 0, 0, 0});
+}
+
+void insdg_task_divergence(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
+                           insdg_dfield *v, insdg_dfield *divu)
+{
+  insdg_task_pack(u), insdg_task_pack(v);
+  op_args a = {.kind = OP_DIVERGENCE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
+  submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, (const double *[]){gu, gv, 0, 0});
+}
+
+void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                      insdg_dfield *uy, insdg_dfield *Au)
+{
+  insdg_task_pack(u);
+  insdg_task_local_gradient(u, ux, uy);
+  insdg_task_pack(ux), insdg_task_pack(uy);
+  op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
+  submit_block_ops(a, (insdg_dfield *[]){u, ux, uy}, (insdg_dfield *[]){Au}, 0, NULL);
+}
+
+static void advection_tasks(const signed char *bc, double lambda_factor, const double *const *g,
+                            insdg_dfield **fields, insdg_dfield *Nu, insdg_dfield *Nv)
+{
+  for (int k = 0; k < 4; ++k) {
+    int seen = 0;   /* N(U) passes u, v twice: pack each field once */
+    for (int j = 0; j < k; ++j) seen |= fields[j] == fields[k];
+    if (!seen) insdg_task_pack(fields[k]);
+  }
+  op_args vol = {.kind = OP_ADV_VOLUME, .nin = 4, .nout = 2};
+  submit_block_ops(vol, fields, (insdg_dfield *[]){Nu, Nv}, 0, NULL);
+  op_args surf = {.kind = OP_ADV_SURFACE, .nin = 4, .nhalo_fields = 4, .nout = 2, .bc = bc, .lambda = lambda_factor};
+  submit_block_ops(surf, fields, (insdg_dfield *[]){Nu, Nv}, 1, g);
+}
+
+void insdg_task_advection(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
+                          insdg_dfield *v, insdg_dfield *Nu, insdg_dfield *Nv)
+{
+  advection_tasks(bc, 2.0, (const double *[]){gu, gv, gu, gv}, (insdg_dfield *[]){u, v, u, v}, Nu, Nv);
+}
+
+void insdg_task_subcycle(const signed char *bc, const double *gub, const double *gvb, const double *gut,
+                         const double *gvt, insdg_dfield *ub, insdg_dfield *vb, insdg_dfield *ut,
+                         insdg_dfield *vt, insdg_dfield *Nu, insdg_dfield *Nv)
+{
+  advection_tasks(bc, 1.0, (const double *[]){gub, gvb, gut, gvt}, (insdg_dfield *[]){ub, vb, ut, vt}, Nu, Nv);
+}

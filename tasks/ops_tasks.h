@@ -1,0 +1,43 @@
+/* ops_tasks.h -- the operators of src/ops.h as StarPU tasks over blocks.
+ *
+ * Each call submits, for every block, the tasks that apply one operator (it returns
+ * before they run). Operators that read exterior traces first submit the pack tasks of
+ * their inputs: pack (s -> d) reads block s and writes the pair halo, and the operator
+ * task of block d reads its pair halos, never its neighbours' blocks; so a block's
+ * volume work never waits for a neighbour, and halo transfers between ranks (StarPU-MPI)
+ * overlap other blocks' work.
+ *
+ * Static data (geometry, face maps, boundary codes and data) are read by the tasks from
+ * host memory every rank holds: bc is [K][3] and g, gu, ... are [K][3Nfp] on the
+ * renumbered mesh (NULL: zero), as in ops.h.
+ */
+#ifndef INSDG_OPS_TASKS_H
+#define INSDG_OPS_TASKS_H
+
+#include "dfield.h"
+
+/* pair halos of f from its current block values */
+void insdg_task_pack(insdg_dfield *f);
+
+void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy);
+
+void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p, insdg_dfield *px,
+                         insdg_dfield *py);
+
+void insdg_task_divergence(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
+                           insdg_dfield *v, insdg_dfield *divu);
+
+/* A u; ux, uy are scratch fields for the local gradient */
+void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                      insdg_dfield *uy, insdg_dfield *Au);
+
+/* N(U) */
+void insdg_task_advection(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
+                          insdg_dfield *v, insdg_dfield *Nu, insdg_dfield *Nv);
+
+/* Ntilde(Ubar, Ut) */
+void insdg_task_subcycle(const signed char *bc, const double *gub, const double *gvb, const double *gut,
+                         const double *gvt, insdg_dfield *ub, insdg_dfield *vb, insdg_dfield *ut,
+                         insdg_dfield *vt, insdg_dfield *Nu, insdg_dfield *Nv);
+
+#endif

@@ -1,0 +1,58 @@
+/* runtime.c -- StarPU-MPI start-up/shutdown (see runtime.h). */
+#include "runtime.h"
+
+#include <starpu.h>
+#include <starpu_mpi.h>
+#include <stdio.h>
+
+int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
+{
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (opts && opts->ncpu > 0) conf.ncpus = opts->ncpu;
+  if (opts && opts->sched) conf.sched_policy_name = opts->sched;
+  conf.nopencl = 0;   /* the kernels are CPU (and, with a CUDA StarPU, CUDA) only */
+  const int status = starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf);
+  if (status != 0) {
+    snprintf(err, errlen, "cannot start StarPU-MPI (error %d); check STARPU_NCPU and STARPU_SCHED", status);
+    return 1;
+  }
+  return 0;
+}
+
+void insdg_runtime_shutdown(void)
+{
+  starpu_task_wait_for_all();
+  starpu_mpi_shutdown();
+}
+
+int insdg_runtime_rank(void)
+{
+  int rank;
+  starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int insdg_runtime_size(void)
+{
+  int size;
+  starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+int insdg_runtime_workers(void) { return (int)starpu_cpu_worker_get_count(); }
+
+void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op)
+{
+  T->comm = MPI_COMM_WORLD;
+  starpu_mpi_comm_rank(T->comm, &T->rank);
+  starpu_mpi_comm_size(T->comm, &T->size);
+  T->L = L;
+  T->op = op;
+  T->next_tag = 1;
+}
+
+void insdg_tasks_wait(insdg_tasks *T)
+{
+  starpu_mpi_wait_for_all(T->comm);
+}

@@ -1,0 +1,49 @@
+/* runtime.h -- StarPU + StarPU-MPI start-up and shutdown, and the task context.
+ *
+ * One code path for one rank and for many: every handle is registered with
+ * starpu_mpi_data_register (owner rank, unique tag) and every task goes through
+ * starpu_mpi_task_insert, which runs it on the owner of the data it writes and moves
+ * what it reads. Every rank builds the same layout (partition/partition.h) and submits
+ * the same tasks in the same order.
+ *
+ * Worker count and scheduler come from the options when given, else from StarPU's own
+ * environment variables (STARPU_NCPU, STARPU_SCHED, ...).
+ */
+#ifndef INSDG_RUNTIME_H
+#define INSDG_RUNTIME_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "ops.h"
+#include "partition.h"
+
+typedef struct {
+  int ncpu;            /* CPU workers per rank; <= 0: STARPU_NCPU or StarPU's default */
+  const char *sched;   /* scheduler name; NULL: STARPU_SCHED or StarPU's default */
+} insdg_runtime_opts;
+
+/* Initialise MPI (through StarPU-MPI) and StarPU. Returns 0, or nonzero with a message. */
+int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen);
+/* Wait for all tasks and shut StarPU-MPI, StarPU and MPI down. */
+void insdg_runtime_shutdown(void);
+int insdg_runtime_rank(void);
+int insdg_runtime_size(void);
+int insdg_runtime_workers(void);
+
+/* What the task layer works on: the layout and the operators (both borrowed), and the
+   tag counter that keeps handle tags unique and equal on every rank. */
+typedef struct insdg_tasks {
+  MPI_Comm comm;
+  int rank, size;
+  const insdg_layout *L;
+  const insdg_ops *op;
+  int64_t next_tag;
+} insdg_tasks;
+
+void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op);
+
+/* Wait until every submitted task of every rank is done. */
+void insdg_tasks_wait(insdg_tasks *T);
+
+#endif

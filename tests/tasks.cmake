@@ -1,0 +1,22 @@
+# StarPU-MPI task-graph tests: decomposition invariance (label mpi).
+add_executable(test_tasks test_tasks.c)
+target_link_libraries(test_tasks PRIVATE insdg_tasks)
+set(INSDG_MPI_ENV "STARPU_SILENT=1;STARPU_WORKERS_NOBIND=1;STARPU_NOPENCL=0;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_hwloc_base_binding_policy=none")
+function(insdg_mpi_test name nranks)
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${nranks} $<TARGET_FILE:test_tasks> ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120)
+endfunction()
+set(_mesh ${INSDG_TEST_MESHES}/hole41.msh)
+insdg_mpi_test(tasks_1rank_1block 1 ${_mesh} 4 1)
+insdg_mpi_test(tasks_1rank_7blocks 1 ${_mesh} 4 7)
+insdg_mpi_test(tasks_2ranks_8blocks 2 ${_mesh} 3 8)
+insdg_mpi_test(tasks_3ranks_7blocks 3 ${_mesh} 4 7)
+insdg_mpi_test(tasks_3ranks_3blocks 3 ${_mesh} 2 3)
+
+# bitwise the same for 1 and 2 CPU workers
+add_test(NAME tasks_workers1 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_tasks> ${_mesh} 5 7 --dump ${CMAKE_CURRENT_BINARY_DIR}/tasks_w1.bin)
+add_test(NAME tasks_workers2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_tasks> ${_mesh} 5 7 --dump ${CMAKE_CURRENT_BINARY_DIR}/tasks_w2.bin)
+set_tests_properties(tasks_workers1 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" FIXTURES_SETUP tasks_w)
+set_tests_properties(tasks_workers2 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=2" FIXTURES_SETUP tasks_w)
+add_test(NAME tasks_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${CMAKE_CURRENT_BINARY_DIR}/tasks_w1.bin ${CMAKE_CURRENT_BINARY_DIR}/tasks_w2.bin)
+set_tests_properties(tasks_workers_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED tasks_w)
