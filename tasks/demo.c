@@ -107,18 +107,25 @@ static int write_output(const insdg_demo_opts *o, const insdg_layout *L, insdg_d
   return status;
 }
 
+/* A user error seen by every rank: one message (rank 0's), status 2 everywhere. */
+static void die_collective(int rank, const char *msg)
+{
+  if (rank == 0) insdg_die_user(msg);
+  exit(INSDG_EXIT_USER);
+}
+
 int insdg_demo_run(int *argc, char ***argv, const insdg_demo_opts *o)
 {
   char err[INSDG_ERRMSG_LEN];
   if (insdg_runtime_init(argc, argv, NULL, err, sizeof err)) insdg_die_user(err);
   const int rank = insdg_runtime_rank(), size = insdg_runtime_size();
   insdg_mesh *mesh;
-  if (insdg_mesh_read(o->mesh_path, &mesh, err, sizeof err)) insdg_die_user(err);
+  if (insdg_mesh_read(o->mesh_path, &mesh, err, sizeof err)) die_collective(rank, err);
   insdg_ref *ref = insdg_ref_create(o->order);
   insdg_ops *op = insdg_ops_create(ref);
   const int nblocks = o->blocks > 0 ? o->blocks : 4 * size;
   insdg_layout *L;
-  if (insdg_layout_create(mesh, ref, size, nblocks, &L, err, sizeof err)) insdg_die_user(err);
+  if (insdg_layout_create(mesh, ref, size, nblocks, &L, err, sizeof err)) die_collective(rank, err);
   insdg_tasks T;
   insdg_tasks_init(&T, L, op);
 

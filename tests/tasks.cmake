@@ -20,3 +20,18 @@ set_tests_properties(tasks_workers1 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_M
 set_tests_properties(tasks_workers2 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=2" FIXTURES_SETUP tasks_w)
 add_test(NAME tasks_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${CMAKE_CURRENT_BINARY_DIR}/tasks_w1.bin ${CMAKE_CURRENT_BINARY_DIR}/tasks_w2.bin)
 set_tests_properties(tasks_workers_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED tasks_w)
+
+# the demonstration end to end: 2 ranks, 6 blocks, NetCDF out, read back by netCDF4
+add_test(NAME demo_mpi2 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:insdg> demo ${_mesh}
+         --order 3 --blocks 6 --output ${CMAKE_CURRENT_BINARY_DIR}/demo_mpi2.nc)
+set_tests_properties(demo_mpi2 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" FIXTURES_SETUP demo_nc
+                     PASS_REGULAR_EXPRESSION "wrote .*demo_mpi2.nc")
+add_test(NAME demo_mpi2_read COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/ncsummary.py ${CMAKE_CURRENT_BINARY_DIR}/demo_mpi2.nc)
+set_tests_properties(demo_mpi2_read PROPERTIES LABELS mpi FIXTURES_REQUIRED demo_nc
+                     PASS_REGULAR_EXPRESSION "sipdg_p")
+# bad options and too many blocks are user errors: one line, status 2
+add_test(NAME demo_bad_blocks COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:insdg>\;demo\;${_mesh}\;--blocks\;0
+         "-DREGEX=--blocks: '0' is not an integer" -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
+add_test(NAME demo_too_many_blocks COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:insdg>\;demo\;${_mesh}\;--blocks\;5000
+         "-DREGEX=5000 blocks .*use fewer blocks" -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
+set_tests_properties(demo_bad_blocks demo_too_many_blocks PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}")
