@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <netcdf.h>
 #include <netcdf_par.h>
@@ -50,7 +51,7 @@ struct insdg_ugrid {
   int discarded;                         /* an error removed the file; refuse further work */
   int in_define_mode;                    /* before the first record: mesh arrays not written */
   int dim_node, dim_face, dim_time;
-  int var_x, var_y, var_face_nodes, var_face_elem, var_time;
+  int var_mesh, var_x, var_y, var_face_nodes, var_face_elem, var_time;
   int *field_vars, nfields;
   size_t nrecords;
 };
@@ -121,7 +122,7 @@ static void discard(insdg_ugrid *w)
   if (w->open) nc_close(w->ncid); /* its status is moot: the file is being deleted */
   w->open = 0;
   MPI_Barrier(w->comm);
-  if (w->rank == 0) remove(w->tmp_path);
+  if (w->rank == 0) unlink(w->tmp_path); /* unlink: never a directory of that name */
   w->discarded = 1;
 }
 
@@ -216,50 +217,54 @@ static int define_global_attributes(insdg_ugrid *w, const char *title)
 
 static int define_topology(insdg_ugrid *w)
 {
-  int var;
-  const int two = 2;
-  NC_TRY(w, nc_def_var(w->ncid, "mesh2d", NC_INT, 0, NULL, &var), "defining mesh2d");
-  NC_TRY(w, put_text(w->ncid, var, "cf_role", "mesh_topology"), "defining mesh2d");
-  NC_TRY(w, put_text(w->ncid, var, "long_name",
+  const int two = 2, nc = w->ncid;
+  const char *doing = "defining mesh2d";
+  NC_TRY(w, nc_def_var(nc, "mesh2d", NC_INT, 0, NULL, &w->var_mesh), doing);
+  const int var = w->var_mesh;
+  NC_TRY(w, put_text(nc, var, "cf_role", "mesh_topology"), doing);
+  NC_TRY(w, put_text(nc, var, "long_name",
                      "Topology of the DG solution: each triangle drawn as N^2 linear "
-                     "sub-triangles on its own nodes"), "defining mesh2d");
-  NC_TRY(w, nc_put_att_int(w->ncid, var, "topology_dimension", NC_INT, 1, &two), "defining mesh2d");
-  NC_TRY(w, put_text(w->ncid, var, "node_coordinates", "mesh2d_node_x mesh2d_node_y"), "defining mesh2d");
-  NC_TRY(w, put_text(w->ncid, var, "face_node_connectivity", "mesh2d_face_nodes"), "defining mesh2d");
-  NC_TRY(w, put_text(w->ncid, var, "face_dimension", "mesh2d_nFaces"), "defining mesh2d");
+                     "sub-triangles on its own nodes"), doing);
+  NC_TRY(w, nc_put_att_int(nc, var, "topology_dimension", NC_INT, 1, &two), doing);
+  NC_TRY(w, put_text(nc, var, "node_coordinates", "mesh2d_node_x mesh2d_node_y"), doing);
+  NC_TRY(w, put_text(nc, var, "face_node_connectivity", "mesh2d_face_nodes"), doing);
+  NC_TRY(w, put_text(nc, var, "face_dimension", "mesh2d_nFaces"), doing);
   return 0;
 }
 
 static int define_node_coordinate(insdg_ugrid *w, const char *name, const char *standard_name,
                                   const char *long_name, int *var)
 {
-  NC_TRY(w, nc_def_var(w->ncid, name, NC_DOUBLE, 1, &w->dim_node, var), "defining node coordinates");
-  NC_TRY(w, put_text(w->ncid, *var, "standard_name", standard_name), "defining node coordinates");
-  NC_TRY(w, put_text(w->ncid, *var, "long_name", long_name), "defining node coordinates");
-  NC_TRY(w, put_text(w->ncid, *var, "units", "m"), "defining node coordinates");
+  const int nc = w->ncid;
+  const char *doing = "defining node coordinates";
+  NC_TRY(w, nc_def_var(nc, name, NC_DOUBLE, 1, &w->dim_node, var), doing);
+  NC_TRY(w, put_text(nc, *var, "standard_name", standard_name), doing);
+  NC_TRY(w, put_text(nc, *var, "long_name", long_name), doing);
+  NC_TRY(w, put_text(nc, *var, "units", "m"), doing);
   return 0;
 }
 
 static int define_faces(insdg_ugrid *w, int dim_three)
 {
-  const int dims[2] = {w->dim_face, dim_three}, zero = 0;
-  NC_TRY(w, nc_def_var(w->ncid, "mesh2d_face_nodes", NC_INT, 2, dims, &w->var_face_nodes),
-         "defining mesh2d_face_nodes");
-  NC_TRY(w, put_text(w->ncid, w->var_face_nodes, "cf_role", "face_node_connectivity"),
-         "defining mesh2d_face_nodes");
-  NC_TRY(w, put_text(w->ncid, w->var_face_nodes, "long_name",
-                     "Vertices of each sub-triangle, counter-clockwise"), "defining mesh2d_face_nodes");
-  NC_TRY(w, nc_put_att_int(w->ncid, w->var_face_nodes, "start_index", NC_INT, 1, &zero),
-         "defining mesh2d_face_nodes");
+  const int dims[2] = {w->dim_face, dim_three}, zero = 0, nc = w->ncid;
+  const char *doing = "defining mesh2d_face_nodes";
+  NC_TRY(w, nc_def_var(nc, "mesh2d_face_nodes", NC_INT, 2, dims, &w->var_face_nodes), doing);
+  const int faces = w->var_face_nodes;
+  NC_TRY(w, put_text(nc, faces, "cf_role", "face_node_connectivity"), doing);
+  NC_TRY(w, put_text(nc, faces, "long_name", "Vertices of each sub-triangle, counter-clockwise"),
+         doing);
+  NC_TRY(w, nc_put_att_int(nc, faces, "start_index", NC_INT, 1, &zero), doing);
 
-  NC_TRY(w, nc_def_var(w->ncid, "mesh2d_face_element", NC_INT, 1, &w->dim_face, &w->var_face_elem),
-         "defining mesh2d_face_element");
-  NC_TRY(w, put_text(w->ncid, w->var_face_elem, "mesh", "mesh2d"), "defining mesh2d_face_element");
-  NC_TRY(w, put_text(w->ncid, w->var_face_elem, "location", "face"), "defining mesh2d_face_element");
-  NC_TRY(w, put_text(w->ncid, w->var_face_elem, "long_name",
+  /* Deliberately no mesh/location attributes: the vtkNetCDFUGRIDReader of VTK 9.2
+     (ParaView 5.11) reads every UGRID data variable as (time, n) and would show garbage
+     for this time-independent one. It is found by name. */
+  doing = "defining mesh2d_face_element";
+  NC_TRY(w, nc_def_var(nc, "mesh2d_face_element", NC_INT, 1, &w->dim_face, &w->var_face_elem),
+         doing);
+  NC_TRY(w, put_text(nc, w->var_face_elem, "long_name",
                      "Index of the mesh triangle (DG element) this sub-triangle belongs to"),
-         "defining mesh2d_face_element");
-  NC_TRY(w, put_text(w->ncid, w->var_face_elem, "units", "1"), "defining mesh2d_face_element");
+         doing);
+  NC_TRY(w, put_text(nc, w->var_face_elem, "units", "1"), doing);
   return 0;
 }
 
@@ -365,6 +370,21 @@ static void free_writer(insdg_ugrid *w)
   free(w);
 }
 
+/* Rank 0: the directory of the output must exist and be writable (NetCDF's own message
+   for this case, through HDF5 and MPI-IO, is an unhelpful "Permission denied"). */
+static int check_directory(insdg_ugrid *w)
+{
+  if (w->rank != 0) return 0;
+  char dir[UGRID_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", w->path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  if (access(dir, W_OK | X_OK) == 0) return 0;
+  return fail(w, "cannot write in directory %s: %s (creating the file)", dir, strerror(errno));
+}
+
 /* Collective checks before anything touches the disk. */
 static int check_agreement(insdg_ugrid *w, const char *path, const insdg_mesh *mesh,
                            int e_begin, int e_end, const char *title)
@@ -373,7 +393,8 @@ static int check_agreement(insdg_ugrid *w, const char *path, const insdg_mesh *m
   int rc = same_on_all_ranks(w, w->path, "output path");
   if (!rc) rc = same_on_all_ranks(w, title, "title");
   if (agree(w, rc)) return 1;
-  return agree(w, check_ranges_tile(w));
+  if (agree(w, check_ranges_tile(w))) return 1;
+  return agree(w, check_directory(w));
 }
 
 int insdg_ugrid_create(MPI_Comm comm, const char *path, const insdg_mesh *mesh, int e_begin,
@@ -509,9 +530,14 @@ static int write_mesh(insdg_ugrid *w)
   NC_TRY(w, nc_inq_nvars(w->ncid, &nvars), "setting collective access");
   for (int var = 0; var < nvars; ++var)
     NC_TRY(w, nc_var_par_access(w->ncid, var, NC_COLLECTIVE), "setting collective access");
-  int rc = write_node_coordinates(w);
+  /* The topology container holds no data, but a written 0 beats an undefined value. Every
+     rank writes the same scalar: collective access has no count-0 form for a scalar. */
+  const int zero = 0;
+  int status = nc_put_var_int(w->ncid, w->var_mesh, &zero);
+  int rc = status ? nc_fail(w, status, "writing mesh2d") : 0;
+  int rc_nodes = write_node_coordinates(w);
   int rc_faces = write_connectivity(w);
-  return rc ? rc : rc_faces;
+  return rc ? rc : rc_nodes ? rc_nodes : rc_faces;
 }
 
 static int write_record(insdg_ugrid *w, double time, const double *const *fields)

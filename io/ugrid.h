@@ -14,6 +14,7 @@
  *   mesh2d_face_nodes            (mesh2d_nFaces, 3) int32, start_index 0, counter-clockwise
  *   mesh2d_face_element          (mesh2d_nFaces) int32, the element a sub-triangle draws;
  *                                sub-triangles e*N^2 .. (e+1)*N^2-1 belong to element e
+ *                                (no mesh/location attributes: see docs/output.md)
  *   time                         (time) double, s
  *   <field>                      (time, mesh2d_nNodes) double, location = "node"
  *

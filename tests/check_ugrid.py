@@ -47,6 +47,7 @@ def check_topology(ds):
     check(mesh.node_coordinates == "mesh2d_node_x mesh2d_node_y", "mesh2d node_coordinates")
     check(mesh.face_node_connectivity == "mesh2d_face_nodes", "mesh2d face_node_connectivity")
     check(mesh.face_dimension == "mesh2d_nFaces", "mesh2d face_dimension")
+    check(int(mesh[...]) == 0, "mesh2d holds 0")
     faces = ds.variables["mesh2d_face_nodes"]
     check(faces.dtype == np.int32, f"mesh2d_face_nodes dtype {faces.dtype}, want int32")
     check(faces.cf_role == "face_node_connectivity", "mesh2d_face_nodes cf_role")

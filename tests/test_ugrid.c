@@ -10,9 +10,9 @@
  * tests/check_ugrid.py, which checks the file's contents from Python.
  *
  * Then the error paths, each of which must fail on every rank with a message naming the
- * path and leave no file under either name: a directory that does not exist, ranks that
- * disagree on the path, element ranges that do not tile the mesh, and a field added after
- * the first record.
+ * path and leave no file under either name: a directory that does not exist, a failing
+ * nc_create_par ("<path>.tmp" is a directory), ranks that disagree on the path, element
+ * ranges that do not tile the mesh, and a field added after the first record.
  *
  *   test_ugrid rect:NXxNY <out.nc> N
  *
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -49,7 +50,7 @@ static int file_exists(const char *path)
 
 static void tmp_name(const char *path, char *tmp, size_t len)
 {
-  snprintf(tmp, len, "%s.tmp", path);
+  EXPECT(snprintf(tmp, len, "%s.tmp", path) < (int)len);
 }
 
 /* Rank r's share: uneven weights 1, 2, 3, ... over the first ranks; with 3 ranks or more
@@ -160,6 +161,27 @@ static void check_bad_directory(const insdg_mesh *m, const char *out)
   int rc = insdg_ugrid_create(MPI_COMM_WORLD, path, m, e_begin, e_end, NULL, &w, err, sizeof err);
   EXPECT(w == NULL);
   expect_clean_failure(rc, err, path, "creating the file");
+}
+
+/* "<path>.tmp" is a directory: NetCDF itself fails to create the file, and the writer
+   must neither leave a file nor remove that directory. */
+static void check_create_fails(const insdg_mesh *m, const char *out)
+{
+  char path[4200], tmp[4200], err[INSDG_ERRMSG_LEN];
+  snprintf(path, sizeof path, "%s.clash.nc", out);
+  tmp_name(path, tmp, sizeof tmp);
+  if (my_rank == 0) EXPECT(mkdir(tmp, 0755) == 0 || file_exists(tmp));
+  MPI_Barrier(MPI_COMM_WORLD);
+  int e_begin, e_end;
+  split_elements(m->K, &e_begin, &e_end);
+  insdg_ugrid *w;
+  int rc = insdg_ugrid_create(MPI_COMM_WORLD, path, m, e_begin, e_end, NULL, &w, err, sizeof err);
+  if (my_rank == 0) printf("expected failure: %s\n", err);
+  EXPECT(rc != 0 && w == NULL);
+  EXPECT(strncmp(err, path, strlen(path)) == 0 && strstr(err, "(creating the file") != NULL);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT(!file_exists(path));
+  if (my_rank == 0) EXPECT(rmdir(tmp) == 0);
 }
 
 static void check_disagreeing_paths(const insdg_mesh *m, const char *out)
@@ -273,6 +295,7 @@ int main(int argc, char **argv)
   } else {
     write_good_file(m, argv[2]);
     check_bad_directory(m, argv[2]);
+    check_create_fails(m, argv[2]);
     if (nranks > 1) check_disagreeing_paths(m, argv[2]);
     check_ranges_not_tiling(m, argv[2]);
     check_late_field(m, argv[2]);
