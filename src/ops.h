@@ -22,8 +22,9 @@
  *  - gradient / divergence: Dirichlet means the flux value is g (u* = g); Neumann means
  *    the interior value (u* = u-).  (For the pressure gradient, velocity walls and inflow
  *    are Neumann for p, and outflow is Dirichlet for p: paper §2.1.)
- *  - sipdg: homogeneous; Dirichlet: u+ = -u-, grad u+ = grad u-; Neumann: u+ = u-,
- *    grad u+ = -grad u-. Inhomogeneous data enter the right-hand side (later issues).
+ *  - sipdg: Dirichlet: u+ = 2g - u-, grad u+ = grad u- (g = 0 in insdg_op_sipdg, which
+ *    is linear); Neumann (homogeneous): u+ = u-, grad u+ = -grad u-. The affine part
+ *    insdg_op_sipdg_data(u = 0, g) moves Dirichlet data to the right-hand side.
  *  - advection: Dirichlet: exterior value g; Neumann: exterior = interior.
  */
 #ifndef INSDG_OPS_H
@@ -68,6 +69,11 @@ void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char
                     double lambda, const double *u, const double *ux, const double *uy,
                     const double *u_halo, const double *ux_halo, const double *uy_halo,
                     double *Au);
+
+/* The same with Dirichlet data g [K][3Nfp] (NULL: zero): A u + (the data's part). */
+void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                         double lambda, const double *u, const double *ux, const double *uy,
+                         const double *u_halo, const double *ux_halo, const double *uy_halo, double *Au);
 
 /* Writes Nu, Nv. */
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub,

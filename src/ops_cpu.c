@@ -63,7 +63,7 @@ typedef struct {
                    const double *, const double *, double *, double *);
   void (*divergence)(const insdg_ops *, const insdg_block *, const signed char *,
                      const insdg_vec_in *, double *);
-  void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, double, const double *,
+  void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, const double *, double, const double *,
                 const double *, const double *, const double *, const double *, const double *,
                 double *);
   void (*adv_volume)(const insdg_ops *, const insdg_block *, const double *, const double *,
@@ -137,7 +137,14 @@ void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char
                     const double *u, const double *ux, const double *uy, const double *u_halo,
                     const double *ux_halo, const double *uy_halo, double *Au)
 {
-  table_for(op, b)->sipdg(op, b, bc, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+  table_for(op, b)->sipdg(op, b, bc, NULL, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+}
+
+void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                         double lambda, const double *u, const double *ux, const double *uy, const double *u_halo,
+                         const double *ux_halo, const double *uy_halo, double *Au)
+{
+  table_for(op, b)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
 }
 
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,
