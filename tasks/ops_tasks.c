@@ -94,7 +94,7 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
       break;
     }
     case OP_SIPDG:
-      insdg_op_sipdg(a.op, a.b, a.bc, a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0]);
+      insdg_op_sipdg_data(a.op, a.b, a.bc, a.g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0]);
       break;
     case OP_ADV_VOLUME:
       insdg_op_adv_volume(a.op, a.b, in[0], in[1], in[2], in[3], out[0], out[1]);
@@ -168,14 +168,20 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, (const double *[]){gu, gv, 0, 0});
 }
 
-void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
-                      insdg_dfield *uy, insdg_dfield *Au)
+void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
+                           insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
 {
   insdg_task_pack(u);
   insdg_task_local_gradient(u, ux, uy);
   insdg_task_pack(ux), insdg_task_pack(uy);
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
-  submit_block_ops(a, (insdg_dfield *[]){u, ux, uy}, (insdg_dfield *[]){Au}, 0, NULL);
+  submit_block_ops(a, (insdg_dfield *[]){u, ux, uy}, (insdg_dfield *[]){Au}, 0, (const double *[]){g, 0, 0, 0});
+}
+
+void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                      insdg_dfield *uy, insdg_dfield *Au)
+{
+  insdg_task_sipdg_data(bc, NULL, lambda, u, ux, uy, Au);
 }
 
 static void advection_tasks(const signed char *bc, double lambda_factor, const double *const *g,

@@ -31,6 +31,11 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                       insdg_dfield *uy, insdg_dfield *Au);
 
+/* A u with Dirichlet data g [K][3Nfp] (insdg_op_sipdg_data): with u = 0, the data's part
+   of the right-hand side */
+void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
+                           insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au);
+
 /* N(U) */
 void insdg_task_advection(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
                           insdg_dfield *v, insdg_dfield *Nu, insdg_dfield *Nv);

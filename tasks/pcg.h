@@ -1,0 +1,59 @@
+/* pcg.h -- preconditioned conjugate gradients as a task graph (paper §3).
+ *
+ * Vectors are distributed fields, scalars distributed scalars (vec_tasks.h): a PCG
+ * iteration is submitted as tasks and the host waits once per iteration, for the
+ * residual norm of the convergence test. Reductions sum block partials in block order,
+ * so iterates are bitwise the same for any worker count.
+ *
+ * The operator and the preconditioner are linear maps given as callbacks that submit
+ * tasks (insdg_linop). With a variable preconditioner (a K-cycle) use flexible = 1
+ * (Polak-Ribiere beta). With null_space = 1 (pure Neumann: the operator's null space is
+ * the constant vector) the right-hand side and every preconditioned residual are
+ * projected orthogonally to the constants, and the solution's mean is fixed by the
+ * caller (insdg_pcg_fix_mean).
+ */
+#ifndef INSDG_PCG_H
+#define INSDG_PCG_H
+
+#include "vec_tasks.h"
+
+typedef struct {
+  void (*apply)(void *ctx, insdg_dfield *in, insdg_dfield *out);   /* submits tasks: out = Op in */
+  void *ctx;
+} insdg_linop;
+
+typedef struct {
+  double rtol;        /* stop when ||r|| <= rtol ||b|| */
+  int maxit;
+  int flexible;
+  int null_space;
+  int verbose;        /* rank 0 prints the residual of every iteration */
+} insdg_pcg_opts;
+
+typedef struct {
+  int converged;      /* 1, or 0 when maxit was reached (never silent: the caller decides) */
+  int iterations;
+  double relres;      /* ||r|| / ||b|| at exit */
+} insdg_pcg_result;
+
+/* Solve A x = b; x holds the initial guess. b is not modified (except by the null-space
+   projection, applied to a copy). prec may be NULL (identity). */
+insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *prec, insdg_dfield *b,
+                           insdg_dfield *x, const insdg_pcg_opts *opts);
+
+/* The SIPDG operator as a linop: ctx holds what it needs (scratch fields included). */
+typedef struct {
+  const signed char *bc;   /* [K][3] renumbered mesh */
+  double lambda;
+  insdg_dfield *ux, *uy;   /* scratch */
+} insdg_sipdg_ctx;
+void insdg_sipdg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
+
+/* Preconditioners as linops: ctx unused for inverse mass; ctx = dinv ([K][Np]) for Jacobi */
+void insdg_inverse_mass_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
+void insdg_jacobi_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
+
+/* x -= (w . x) / (w . 1) with w = J M 1 per element: zero integral mean. */
+void insdg_pcg_fix_mean(insdg_tasks *T, insdg_dfield *x);
+
+#endif

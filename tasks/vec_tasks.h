@@ -1,0 +1,65 @@
+/* vec_tasks.h -- the vector algebra of Krylov methods as tasks over blocks, and scalars
+ * that flow as StarPU data (DESIGN.md "A time step as a task graph").
+ *
+ * A distributed scalar (insdg_dscalar) of ncomp components has one partial per block
+ * (written by that block's dot task, on the block's rank) and one value per rank (a
+ * reduce task on every rank sums all partials in block order, so every rank holds the
+ * same bits: sums do not depend on worker count, scheduling or message order, and every
+ * rank takes the same decisions). Tasks on rank r read value[r]; the host reads its own
+ * rank's value with insdg_dscalar_get, which waits for it: that is the only place the
+ * host waits.
+ *
+ * Coefficients of vector updates are ratios of scalar components, c = sign * a / b, so
+ * PCG's alpha = rz / pAp never leaves the task graph.
+ */
+#ifndef INSDG_VEC_TASKS_H
+#define INSDG_VEC_TASKS_H
+
+#include "dfield.h"
+
+enum { INSDG_DSCALAR_MAX = 4 };
+
+typedef struct insdg_dscalar {
+  insdg_tasks *T;
+  int ncomp;
+  starpu_data_handle_t *partial;   /* [B] vectors of ncomp */
+  starpu_data_handle_t *value;     /* [nranks] vectors of ncomp */
+  double **partial_mem, **value_mem;
+} insdg_dscalar;
+
+insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp);
+void insdg_dscalar_destroy(insdg_dscalar *s);
+/* this rank's value of component c (waits for the tasks that compute it) */
+double insdg_dscalar_get(insdg_dscalar *s, int c);
+
+/* A reference to one component of a scalar, for coefficients. */
+typedef struct {
+  insdg_dscalar *s;
+  int comp;
+} insdg_sref;
+
+/* c = sign * num / den, or sign when num.s is NULL (den.s NULL: den = 1) */
+typedef struct {
+  double sign;
+  insdg_sref num, den;
+} insdg_coef;
+
+/* s[k] = x[k] . y[k] (Euclidean, over all nodes) for k < s->ncomp */
+void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscalar *s);
+
+/* y += c x */
+void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y);
+/* y = x + c y */
+void insdg_task_xpay(insdg_dfield *x, insdg_coef c, insdg_dfield *y);
+/* y = x */
+void insdg_task_copy(insdg_dfield *x, insdg_dfield *y);
+/* y = x - Ax-like: y = a - b (elementwise) */
+void insdg_task_sub(insdg_dfield *a, insdg_dfield *b, insdg_dfield *y);
+/* z = (J M)^{-1} r elementwise per element: the inverse mass matrix, the paper's
+   block-Jacobi preconditioner for the Helmholtz problem (scaled: PCG is invariant to a
+   constant factor) */
+void insdg_task_inverse_mass(insdg_dfield *r, insdg_dfield *z);
+/* z = r .* dinv, dinv [K][Np] on the renumbered mesh (host memory every rank holds) */
+void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z);
+
+#endif

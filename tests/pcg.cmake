@@ -1,0 +1,25 @@
+# PCG on the task graph: manufactured solutions (convergence) and decomposition invariance (mpi).
+add_executable(test_pcg test_pcg.c)
+target_link_libraries(test_pcg PRIVATE insdg_tasks)
+add_test(NAME pcg_convergence COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> converge 6)
+set_tests_properties(pcg_convergence PROPERTIES LABELS convergence ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 600)
+set(_d ${CMAKE_CURRENT_BINARY_DIR})
+foreach(cfg "1;1;2;w1" "1;7;2;w2" "3;7;1;r3")
+  list(GET cfg 0 ranks)
+  list(GET cfg 1 blocks)
+  list(GET cfg 2 ncpu)
+  list(GET cfg 3 tag)
+  add_test(NAME pcg_solve_${tag} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} $<TARGET_FILE:test_pcg>
+           solve 4 12 ${blocks} ${_d}/pcg_${tag}.bin)
+  set_tests_properties(pcg_solve_${tag} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=${ncpu}"
+                       FIXTURES_SETUP pcg_dumps)
+endforeach()
+add_test(NAME pcg_solve_w1_again COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg>
+         solve 4 12 7 ${_d}/pcg_w1b.bin)
+set_tests_properties(pcg_solve_w1_again PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" FIXTURES_SETUP pcg_dumps)
+# 7 blocks: 1 worker vs 2 workers bitwise; 1 rank vs 3 ranks to round-off, iterations +-2;
+# 1 block vs 7 blocks to round-off
+add_test(NAME pcg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pcg_w1b.bin ${_d}/pcg_w2.bin)
+add_test(NAME pcg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w2.bin ${_d}/pcg_r3.bin 1e-9 2)
+add_test(NAME pcg_blocks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w1.bin ${_d}/pcg_w2.bin 1e-9 2)
+set_tests_properties(pcg_workers_bitwise pcg_ranks_roundoff pcg_blocks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pcg_dumps)

@@ -1,0 +1,193 @@
+/* test_pcg.c -- PCG on the task graph against manufactured solutions.
+ *
+ *   test_pcg converge NMAX            Poisson (Dirichlet), Helmholtz (lambda = 10, Dirichlet)
+ *                                     and pure-Neumann Poisson on three jittered meshes of
+ *                                     the unit square (h, h/2, h/4) for N = 1..NMAX: L2
+ *                                     errors, rates (asserted >= N + 1 - 0.3 on the finest
+ *                                     pair), PCG iterations; prints a markdown table.
+ *   test_pcg solve N NX NBLOCKS FILE  one Helmholtz solve; writes iterations and the
+ *                                     solution (original element order) to FILE
+ *   test_pcg compare FILE_A FILE_B TOL ITDIFF
+ *                                     solutions equal to TOL (relative), iterations within ITDIFF
+ * u = sin(pi x) sin(pi y) + x/2 for Dirichlet problems (nonzero boundary data),
+ * u = cos(pi x) cos(pi y) for pure Neumann (zero normal derivative on the square).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mesh.h"
+#include "ops_tasks.h"
+#include "partition.h"
+#include "pcg.h"
+#include "runtime.h"
+
+static const double PI = 3.14159265358979323846;
+
+typedef struct {
+  const char *name;
+  double lambda;
+  int neumann;
+} problem;
+
+static double exact(const problem *p, double x, double y)
+{
+  return p->neumann ? cos(PI * x) * cos(PI * y) : sin(PI * x) * sin(PI * y) + 0.5 * x;
+}
+
+static double forcing(const problem *p, double x, double y)   /* -Lap u + lambda u */
+{
+  if (p->neumann) return 2 * PI * PI * cos(PI * x) * cos(PI * y);
+  return 2 * PI * PI * sin(PI * x) * sin(PI * y) + p->lambda * exact(p, x, y);
+}
+
+/* Solve on mesh (nblocks blocks over the ranks); returns iterations, fills the L2 error
+   and, if sol != NULL, the solution in original element order. */
+static int solve(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, double *l2err, double *sol)
+{
+  char err[INSDG_ERRMSG_LEN];
+  insdg_ref *ref = insdg_ref_create(N);
+  insdg_ops *op = insdg_ops_create(ref);
+  insdg_layout *L;
+  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), nblocks, &L, err, sizeof err)) insdg_die_user(err);
+  insdg_tasks T;
+  insdg_tasks_init(&T, L, op);
+  const insdg_mesh *m = L->mesh;
+  const int Np = ref->Np, Nfp = ref->Nfp;
+  const size_t n = (size_t)m->K * Np, nf = (size_t)m->K * 3 * Nfp;
+  signed char *bc = insdg_malloc(3 * (size_t)m->K);
+  double *g = insdg_calloc(nf, sizeof(double)), *host = insdg_malloc(sizeof(double) * n);
+  for (int i = 0; i < 3 * m->K; ++i)
+    bc[i] = m->face_bnd[i] < 0 ? INSDG_BC_INTERIOR : pb->neumann ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+  for (int e = 0; e < m->K; ++e)
+    for (int k = 0; k < 3 * Nfp; ++k) {
+      const size_t node = (size_t)e * Np + ref->face_nodes[k];
+      g[(size_t)e * 3 * Nfp + k] = exact(pb, m->x[node], m->y[node]);
+    }
+  /* b = J M f - A_g(0) */
+  for (int e = 0; e < m->K; ++e)
+    for (int i = 0; i < Np; ++i) {
+      double s = 0;
+      for (int j = 0; j < Np; ++j) s += ref->M[i * Np + j] * forcing(pb, m->x[(size_t)e * Np + j], m->y[(size_t)e * Np + j]);
+      host[(size_t)e * Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * s;
+    }
+  insdg_dfield *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T), *ag = insdg_dfield_create(&T);
+  insdg_dfield *ux = insdg_dfield_create(&T), *uy = insdg_dfield_create(&T);
+  insdg_dfield_set(b, host);
+  for (size_t i = 0; i < n; ++i) host[i] = 0;
+  insdg_dfield_set(x, host);
+  insdg_task_sipdg_data(bc, g, pb->lambda, x, ux, uy, ag);
+  insdg_task_sub(b, ag, b);
+
+  insdg_sipdg_ctx actx = {bc, pb->lambda, ux, uy};
+  insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
+  insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann};
+  insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+  if (pb->neumann) insdg_pcg_fix_mean(&T, x);
+  if (!res.converged && T.rank == 0)
+    printf("FAIL %s N=%d K=%d: PCG did not converge (%d iterations, relres %.2e)\n", pb->name, N, m->K,
+           res.iterations, res.relres);
+
+  double *u = insdg_malloc(sizeof(double) * n);
+  insdg_dfield_gather(x, u);   /* original element order */
+  insdg_mesh_set_ref(mesh, ref);
+  double sum = 0;
+  for (int e = 0; e < mesh->K; ++e) {
+    double d[INSDG_NMAX * INSDG_NMAX * 2];
+    for (int i = 0; i < Np; ++i)
+      d[i] = u[(size_t)e * Np + i] - exact(pb, mesh->x[(size_t)e * Np + i], mesh->y[(size_t)e * Np + i]);
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) sum += mesh->vgeo[e * INSDG_NVGEO + INSDG_J] * d[i] * ref->M[i * Np + j] * d[j];
+  }
+  *l2err = sqrt(sum);
+  if (sol) memcpy(sol, u, sizeof(double) * n);
+  free(u), free(bc), free(g), free(host);
+  insdg_dfield_destroy(b), insdg_dfield_destroy(x), insdg_dfield_destroy(ag), insdg_dfield_destroy(ux),
+      insdg_dfield_destroy(uy);
+  insdg_layout_destroy(L);
+  insdg_ops_destroy(op);
+  insdg_ref_destroy(ref);
+  return res.converged ? res.iterations : -1;
+}
+
+static int converge(int nmax)
+{
+  const problem problems[3] = {{"Poisson", 0.0, 0}, {"Helmholtz", 10.0, 0}, {"Neumann", 0.0, 1}};
+  const int nx[3] = {4, 8, 16};
+  int failures = 0;
+  const int rank = insdg_runtime_rank();
+  if (rank == 0)
+    printf("| problem | N | L2 error h | h/2 | h/4 | rate | iterations (h, h/2, h/4) |\n|---|---:|---:|---:|---:|---:|---|\n");
+  for (int ip = 0; ip < 3; ++ip)
+    for (int N = 1; N <= nmax; ++N) {
+      double e[3];
+      int it[3];
+      for (int k = 0; k < 3; ++k) {
+        insdg_mesh *mesh = insdg_mesh_rectangle(nx[k], nx[k], 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+        it[k] = solve(mesh, N, 4, &problems[ip], 1e-13, &e[k], NULL);
+        failures += it[k] < 0;
+        insdg_mesh_destroy(mesh);
+      }
+      const double rate = log2(e[1] / e[2]);
+      const int ok = rate >= N + 1 - 0.3;
+      failures += !ok;
+      if (rank == 0)
+        printf("| %s | %d | %.3e | %.3e | %.3e | %.2f%s | %d, %d, %d |\n", problems[ip].name, N, e[0], e[1], e[2], rate,
+               ok ? "" : " FAIL", it[0], it[1], it[2]);
+      fflush(stdout);
+    }
+  return failures;
+}
+
+int main(int argc, char **argv)
+{
+  char err[INSDG_ERRMSG_LEN];
+  if (argc >= 2 && !strcmp(argv[1], "compare")) {   /* no runtime needed */
+    if (argc != 6) insdg_die_user("usage: test_pcg compare A B TOL ITDIFF");
+    FILE *fa = fopen(argv[2], "rb"), *fb = fopen(argv[3], "rb");
+    if (!fa || !fb) insdg_die_user("compare: cannot open the dumps");
+    int ita, itb;
+    long n;
+    INSDG_CHECK(fread(&ita, sizeof ita, 1, fa) == 1 && fread(&itb, sizeof itb, 1, fb) == 1);
+    fseek(fa, 0, SEEK_END), n = (ftell(fa) - (long)sizeof(int)) / (long)sizeof(double), fseek(fa, sizeof(int), SEEK_SET);
+    double diff = 0, scale = 0;
+    for (long i = 0; i < n; ++i) {
+      double a, b;
+      INSDG_CHECK(fread(&a, sizeof a, 1, fa) == 1 && fread(&b, sizeof b, 1, fb) == 1);
+      diff = fmax(diff, fabs(a - b)), scale = fmax(scale, fabs(a));
+    }
+    fclose(fa), fclose(fb);
+    const int ok = diff <= atof(argv[4]) * scale && abs(ita - itb) <= atoi(argv[5]);
+    printf("%s: max difference %.2e (scale %.2e), iterations %d vs %d\n", ok ? "ok" : "FAIL", diff, scale, ita, itb);
+    return ok ? 0 : 1;
+  }
+  if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
+  int failures = 0;
+  if (argc == 3 && !strcmp(argv[1], "converge")) {
+    failures = converge(atoi(argv[2]));
+  } else if (argc == 6 && !strcmp(argv[1], "solve")) {
+    const int N = atoi(argv[2]), nx = atoi(argv[3]), nblocks = atoi(argv[4]);
+    insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+    const problem hz = {"Helmholtz", 10.0, 0};
+    double e, *sol = insdg_malloc(sizeof(double) * (size_t)mesh->K * (N + 1) * (N + 2) / 2);
+    const int it = solve(mesh, N, nblocks, &hz, 1e-10, &e, sol);
+    failures = it < 0;
+    if (insdg_runtime_rank() == 0) {
+      printf("N=%d K=%d blocks=%d ranks=%d workers=%d: %d iterations, L2 error %.3e\n", N, mesh->K, nblocks,
+             insdg_runtime_size(), insdg_runtime_workers(), it, e);
+      FILE *f = fopen(argv[5], "wb");
+      INSDG_CHECK(f && fwrite(&it, sizeof it, 1, f) == 1);
+      INSDG_CHECK(fwrite(sol, sizeof(double), (size_t)mesh->K * (N + 1) * (N + 2) / 2, f) == (size_t)mesh->K * (N + 1) * (N + 2) / 2);
+      fclose(f);
+    }
+    free(sol);
+    insdg_mesh_destroy(mesh);
+  } else {
+    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE | compare A B TOL ITDIFF");
+  }
+  MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  insdg_runtime_shutdown();
+  return failures ? 1 : 0;
+}
