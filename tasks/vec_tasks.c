@@ -51,13 +51,14 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
 }
 
 /* ---- codelets -------------------------------------------------------------------------- */
-enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE };
+enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY };
 
 typedef struct {
   int kind;
   int n;               /* vector length (block nodes); for V_REDUCE: number of partials */
   int ndots;           /* V_DOTS, V_REDUCE: components */
   double sign;         /* coefficient: sign * num / den */
+  double alpha, beta;  /* V_AXPBY constants */
   int num_comp, den_comp, has_num, has_den;
   const insdg_ops *op;
   const insdg_block *b;
@@ -89,6 +90,15 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       const double c = coefficient(&a, buffers, 2), *x = VEC(0);
       double *y = VEC(1);
       for (int i = 0; i < a.n; ++i) y[i] = x[i] + c * y[i];
+      break;
+    }
+    case V_AXPBY: {
+      const double *x = VEC(0);
+      double *y = VEC(1);
+      if (a.beta == 0.0)   /* y may be uninitialised: never read it */
+        for (int i = 0; i < a.n; ++i) y[i] = a.alpha * x[i];
+      else
+        for (int i = 0; i < a.n; ++i) y[i] = a.alpha * x[i] + a.beta * y[i];
       break;
     }
     case V_COPY:
@@ -145,7 +155,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
 }
 
 static struct starpu_codelet vec_cl = {.cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_vec"};
-static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce"};
+static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce", "axpby"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -187,6 +197,12 @@ void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y)
 void insdg_task_xpay(insdg_dfield *x, insdg_coef c, insdg_dfield *y)
 {
   per_block((vec_args){.kind = V_XPAY}, (insdg_dfield *[]){x, y}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW}, 2, &c);
+}
+
+void insdg_task_axpby(double alpha, insdg_dfield *x, double beta, insdg_dfield *y)
+{
+  per_block((vec_args){.kind = V_AXPBY, .alpha = alpha, .beta = beta}, (insdg_dfield *[]){x, y},
+            (enum starpu_data_access_mode[]){STARPU_R, beta == 0.0 ? STARPU_W : STARPU_RW}, 2, NULL);
 }
 
 void insdg_task_copy(insdg_dfield *x, insdg_dfield *y)

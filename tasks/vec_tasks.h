@@ -51,6 +51,8 @@ void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscal
 void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y);
 /* y = x + c y */
 void insdg_task_xpay(insdg_dfield *x, insdg_coef c, insdg_dfield *y);
+/* y = alpha x + beta y (host constants; beta = 0 overwrites y) */
+void insdg_task_axpby(double alpha, insdg_dfield *x, double beta, insdg_dfield *y);
 /* y = x */
 void insdg_task_copy(insdg_dfield *x, insdg_dfield *y);
 /* y = x - Ax-like: y = a - b (elementwise) */
