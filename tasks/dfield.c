@@ -16,7 +16,7 @@ static void register_vector(insdg_tasks *T, starpu_data_handle_t *h, double **me
     *mem = NULL;
     starpu_vector_data_register(h, -1, (uintptr_t)NULL, (uint32_t)n, sizeof(double));
   }
-  starpu_mpi_data_register(*h, T->next_tag++, owner);
+  starpu_mpi_data_register(*h, insdg_runtime_new_tag(), owner);
 }
 
 insdg_dfield *insdg_dfield_create(insdg_tasks *T)

@@ -49,8 +49,11 @@ void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op
   starpu_mpi_comm_size(T->comm, &T->size);
   T->L = L;
   T->op = op;
-  T->next_tag = 1;
 }
+
+static int64_t tag_counter = 1;
+
+int64_t insdg_runtime_new_tag(void) { return tag_counter++; }
 
 void insdg_tasks_wait(insdg_tasks *T)
 {

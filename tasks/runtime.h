@@ -31,14 +31,16 @@ int insdg_runtime_rank(void);
 int insdg_runtime_size(void);
 int insdg_runtime_workers(void);
 
-/* What the task layer works on: the layout and the operators (both borrowed), and the
-   tag counter that keeps handle tags unique and equal on every rank. */
+/* A fresh StarPU-MPI tag. Every rank registers the same handles in the same order, so
+   one process-wide counter gives every handle the same tag on every rank. */
+int64_t insdg_runtime_new_tag(void);
+
+/* What the task layer works on: the layout and the operators (both borrowed). */
 typedef struct insdg_tasks {
   MPI_Comm comm;
   int rank, size;
   const insdg_layout *L;
   const insdg_ops *op;
-  int64_t next_tag;
 } insdg_tasks;
 
 void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op);

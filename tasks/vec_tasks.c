@@ -14,7 +14,7 @@ static void register_small(insdg_tasks *T, starpu_data_handle_t *h, double **mem
 {
   *mem = owner == T->rank ? insdg_calloc((size_t)n, sizeof(double)) : NULL;
   starpu_vector_data_register(h, *mem ? STARPU_MAIN_RAM : -1, (uintptr_t)*mem, (uint32_t)n, sizeof(double));
-  starpu_mpi_data_register(*h, T->next_tag++, owner);
+  starpu_mpi_data_register(*h, insdg_runtime_new_tag(), owner);
 }
 
 insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp)

@@ -22,6 +22,7 @@
 #include "ops_tasks.h"
 #include "partition.h"
 #include "pcg.h"
+#include "pmg.h"
 #include "runtime.h"
 
 static const double PI = 3.14159265358979323846;
@@ -45,7 +46,18 @@ static double forcing(const problem *p, double x, double y)   /* -Lap u + lambda
 
 /* Solve on mesh (nblocks blocks over the ranks); returns iterations, fills the L2 error
    and, if sol != NULL, the solution in original element order. */
+enum { PREC_INVMASS, PREC_PMG };
+
+static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
+                      double *sol);
+
 static int solve(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, double *l2err, double *sol)
+{
+  return solve_with(mesh, N, nblocks, pb, rtol, PREC_INVMASS, l2err, sol);
+}
+
+static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
+                      double *sol)
 {
   char err[INSDG_ERRMSG_LEN];
   insdg_ref *ref = insdg_ref_create(N);
@@ -83,8 +95,15 @@ static int solve(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double
 
   insdg_sipdg_ctx actx = {bc, pb->lambda, ux, uy};
   insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
-  insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann};
+  insdg_pmg *pmg = NULL;
+  if (prec == PREC_PMG) {
+    pmg = insdg_pmg_create(&T, mesh, bc, pb->lambda, NULL);
+    if (T.rank == 0) insdg_pmg_print(pmg, stdout);
+    P = (insdg_linop){insdg_pmg_apply, pmg};
+  }
+  insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG};
   insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+  insdg_pmg_destroy(pmg);
   if (pb->neumann) insdg_pcg_fix_mean(&T, x);
   if (!res.converged && T.rank == 0)
     printf("FAIL %s N=%d K=%d: PCG did not converge (%d iterations, relres %.2e)\n", pb->name, N, m->K,
@@ -184,8 +203,17 @@ int main(int argc, char **argv)
     }
     free(sol);
     insdg_mesh_destroy(mesh);
+  } else if (argc == 5 && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS: Poisson with pMG-AMG */
+    const int N = atoi(argv[2]), nx = atoi(argv[3]);
+    insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+    const problem pb = {"Poisson", 0.0, 0};
+    double e;
+    const int it = solve_with(mesh, N, atoi(argv[4]), &pb, 1e-8, PREC_PMG, &e, NULL);
+    failures = it < 0;
+    if (insdg_runtime_rank() == 0) printf("pMG-AMG N=%d K=%d: %d iterations, L2 error %.3e\n", N, mesh->K, it, e);
+    insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE | pmg N NX NBLOCKS | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();

@@ -1,0 +1,52 @@
+/* pmg.h -- the pMG-AMG preconditioner of paper §3, on the task graph.
+ *
+ * Matrix-free p-multigrid over a degree hierarchy N = N_0 > N_1 > ... > N_L = 1 (the
+ * coarsening sequence is an option; default: halve the degree, N -> ceil(N/2) -> ... -> 1,
+ * see docs/solvers.md). On every level the SIPDG operator of that degree (rediscretised,
+ * matrix-free, as tasks), a Chebyshev smoother of degree cheb_degree preconditioned by
+ * the Jacobi diagonal on [lambda_max/4, 1.1 lambda_max] (lambda_max of D^-1 A estimated
+ * by power iteration on the graph at setup), transfers by nodal interpolation (coarse to
+ * fine) and its transpose (fine to coarse), element by element. At degree 1 the SIPDG
+ * matrix is assembled and one cycle of the aggregation AMG of src/amg.h is applied
+ * (K-cycle on its two finest levels, V below, direct coarsest solve): a task that
+ * gathers the degree-1 residual of all blocks, on rank 0, and per-block tasks that
+ * scatter the correction back.
+ *
+ * One application (insdg_pmg_apply) is one V-cycle over the degrees from a zero initial
+ * guess. The AMG K-cycle makes it a nonlinear preconditioner: use flexible PCG.
+ *
+ * Every level has its own layout with the same partition and numbering as the finest
+ * (METIS is deterministic), so block b holds the same elements on every level.
+ */
+#ifndef INSDG_PMG_H
+#define INSDG_PMG_H
+
+#include "pcg.h"
+
+typedef struct insdg_pmg insdg_pmg;
+
+typedef struct {
+  int ndegrees;          /* 0: default halving sequence */
+  const int *degrees;    /* [ndegrees], decreasing, first = the fine degree, last = 1 */
+  int cheb_degree;       /* 0: 2 */
+} insdg_pmg_opts;
+
+/* fine: the task context of the finest level (its layout, N). mesh: the ORIGINAL mesh
+   (layouts for the coarse degrees are made from it). bc, lambda: the operator. */
+insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const signed char *bc, double lambda,
+                            const insdg_pmg_opts *opts);
+void insdg_pmg_destroy(insdg_pmg *pmg);
+
+/* linop callback: out = one V-cycle applied to in (ctx = the insdg_pmg) */
+void insdg_pmg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
+
+/* bytes held by the preconditioner on this rank (level fields, diagonals, transfer
+   matrices, the assembled degree-1 matrix and AMG hierarchy on rank 0); and per element */
+size_t insdg_pmg_memory(const insdg_pmg *pmg);
+void insdg_pmg_print(const insdg_pmg *pmg, FILE *f);
+
+/* Jacobi diagonal inverse of the SIPDG operator on a renumbered mesh with geometry set
+   (assembled by probing, src/assemble.h): [K][Np] host array the caller frees. */
+double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda);
+
+#endif
