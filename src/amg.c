@@ -21,7 +21,7 @@
 
 #define MAX_LEVELS 40
 #define LANCZOS_STEPS 15
-#define CHEB_LOWER 0.3        /* Chebyshev interval [CHEB_LOWER rho, CHEB_UPPER rho] */
+static double CHEB_LOWER = 0.3; /* EXPERIMENT */
 #define CHEB_UPPER 1.1
 #define KCYCLE_SKIP 0.25      /* Notay: skip the 2nd FCG step if ||r~|| <= 0.25 ||r_c|| */
 #define MIN_REDUCTION 0.9     /* stop coarsening when n_c > 0.9 n */
@@ -71,7 +71,7 @@ static insdg_csr *strength_graph(const insdg_csr *A, const double *diag, double 
       const int j = A->col[q];
       const double scale = sqrt(fabs(diag[i] * diag[j]));
       if (j == i || scale == 0.0) continue;
-      const double strength = fabs(A->val[q]) / scale;
+      const double strength = (getenv("SIGNED") ? -A->val[q] : fabs(A->val[q])) / scale;
       if (strength >= theta) S->col[k] = j, S->val[k] = strength, ++k;
     }
     S->row_ptr[i + 1] = k;
@@ -330,6 +330,7 @@ insdg_amg *insdg_amg_setup(const insdg_csr *A, const insdg_amg_opts *opts)
 {
   insdg_amg *amg = insdg_calloc(1, sizeof *amg);
   amg->opts = with_defaults(opts);
+  if (getenv("CHEBLO")) CHEB_LOWER = atof(getenv("CHEBLO"));
   level_init(&amg->level[0], A);
   amg->nlevels = 1;
   double *diag = NULL;

@@ -361,3 +361,69 @@ void insdg_mesh_destroy(insdg_mesh *m)
   free(m->vx), free(m->vy), free(m->EToV), free(m->EToE), free(m->EToF), free(m->face_bnd);
   free(m);
 }
+
+/* Uniform refinement: every triangle split into four by its edge midpoints; boundary
+   segments split in two and keep their names. Built through insdg_mesh_from_gmsh so the
+   result is checked like any mesh. Midpoints are numbered after the vertices in the order
+   faces are first met (element order, face order), so refinement is deterministic. */
+insdg_mesh *insdg_mesh_refine(const insdg_mesh *m)
+{
+  const int K = m->K;
+  insdg_gmsh g;
+  memset(&g, 0, sizeof g);
+  snprintf(g.path, sizeof g.path, "refined(%d triangles)", K);
+  int *mid = insdg_malloc(sizeof(int) * 3 * (size_t)K);   /* midpoint node of face (e,f) */
+  int nmid = 0;
+  for (int e = 0; e < K; ++e)
+    for (int f = 0; f < 3; ++f) {
+      const int e2 = m->EToE[3 * e + f], f2 = m->EToF[3 * e + f];
+      mid[3 * e + f] = (e2 < e) ? mid[3 * e2 + f2] : m->Nv + nmid++;
+    }
+  g.nnodes = m->Nv + nmid;
+  g.x = insdg_malloc(sizeof(double) * (size_t)g.nnodes);
+  g.y = insdg_malloc(sizeof(double) * (size_t)g.nnodes);
+  memcpy(g.x, m->vx, sizeof(double) * (size_t)m->Nv);
+  memcpy(g.y, m->vy, sizeof(double) * (size_t)m->Nv);
+  for (int e = 0; e < K; ++e)
+    for (int f = 0; f < 3; ++f) {
+      const int a = m->EToV[3 * e + f], b = m->EToV[3 * e + (f + 1) % 3];
+      g.x[mid[3 * e + f]] = 0.5 * (m->vx[a] + m->vx[b]);
+      g.y[mid[3 * e + f]] = 0.5 * (m->vy[a] + m->vy[b]);
+    }
+  g.ntri = 4 * K;
+  g.tri = insdg_malloc(sizeof(int) * 3 * (size_t)g.ntri);
+  g.tri_tag = insdg_malloc(sizeof(int) * (size_t)g.ntri);
+  g.tri_entity = insdg_calloc((size_t)g.ntri, sizeof(int));
+  g.tri_line = insdg_calloc((size_t)g.ntri, sizeof(int));
+  g.line = insdg_malloc(sizeof(int) * 2 * 6 * (size_t)K);
+  g.line_phys = insdg_malloc(sizeof(int) * 6 * (size_t)K);
+  g.line_line = insdg_calloc(6 * (size_t)K, sizeof(int));
+  for (int e = 0; e < K; ++e) {
+    const int *v = m->EToV + 3 * e, *mm = mid + 3 * e;
+    const int children[4][3] = {{v[0], mm[0], mm[2]}, {mm[0], v[1], mm[1]}, {mm[2], mm[1], v[2]}, {mm[0], mm[1], mm[2]}};
+    for (int c = 0; c < 4; ++c) {
+      memcpy(g.tri + 3 * (4 * e + c), children[c], sizeof children[c]);
+      g.tri_tag[4 * e + c] = 4 * e + c + 1;
+    }
+    for (int f = 0; f < 3; ++f) {
+      if (m->face_bnd[3 * e + f] < 0) continue;
+      const int halves[2][2] = {{v[f], mm[f]}, {mm[f], v[(f + 1) % 3]}};
+      for (int h = 0; h < 2; ++h) {
+        g.line[2 * g.nline] = halves[h][0], g.line[2 * g.nline + 1] = halves[h][1];
+        g.line_phys[g.nline++] = m->face_bnd[3 * e + f] + 1;
+      }
+    }
+  }
+  g.nphys = m->nbnd;
+  g.phys = insdg_calloc((size_t)(m->nbnd > 0 ? m->nbnd : 1), sizeof(insdg_gmsh_physical));
+  for (int b = 0; b < m->nbnd; ++b) {
+    g.phys[b].tag = b + 1, g.phys[b].dim = 1;
+    snprintf(g.phys[b].name, sizeof g.phys[b].name, "%s", m->bnd_name[b]);
+  }
+  insdg_mesh *r;
+  char err[INSDG_ERRMSG_LEN];
+  if (insdg_mesh_from_gmsh(&g, &r, err, sizeof err)) insdg_internal_error(__FILE__, __LINE__, err);
+  insdg_gmsh_free(&g);
+  free(mid);
+  return r;
+}

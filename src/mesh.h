@@ -65,6 +65,10 @@ int insdg_mesh_read(const char *path, insdg_mesh **out, char *err, size_t errlen
 insdg_mesh *insdg_mesh_rectangle(int nx, int ny, double x0, double x1, double y0, double y1,
                                  double jitter, unsigned seed);
 
+/* Uniform refinement: each triangle cut into four at its edge midpoints; boundary names
+   kept. A new mesh (geometry not set). */
+insdg_mesh *insdg_mesh_refine(const insdg_mesh *m);
+
 /* Compute x, y, vgeo, sgeo, mapP for the reference element ref (replacing any earlier). */
 void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref);
 

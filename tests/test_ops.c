@@ -491,6 +491,26 @@ int main(int argc, char **argv)
     insdg_ops_destroy(op);
     insdg_ref_destroy(ref);
   }
+  /* uniform refinement: 4x the triangles, 2x the boundary faces, the same area and
+     boundary names, and a valid mesh for the operators */
+  insdg_mesh *fine = insdg_mesh_refine(hole);
+  EXPECT(fine->K == 4 * hole->K, "refine: %d triangles from %d", fine->K, hole->K);
+  int nb_coarse = 0, nb_fine = 0;
+  for (int i = 0; i < 3 * hole->K; ++i) nb_coarse += hole->face_bnd[i] >= 0;
+  for (int i = 0; i < 3 * fine->K; ++i) nb_fine += fine->face_bnd[i] >= 0;
+  EXPECT(nb_fine == 2 * nb_coarse && fine->nbnd == hole->nbnd, "refine: %d boundary faces from %d", nb_fine, nb_coarse);
+  for (int b = 0; b < hole->nbnd; ++b)
+    EXPECT(insdg_mesh_boundary(fine, hole->bnd_name[b]) >= 0, "refine: boundary %s lost", hole->bnd_name[b]);
+  {
+    insdg_ref *ref = insdg_ref_create(3);
+    insdg_ops *op = insdg_ops_create(ref);
+    insdg_mesh_set_ref(fine, ref);
+    test_geometry(fine, "refined");
+    test_grad_div(fine, op, "refined");
+    insdg_ops_destroy(op);
+    insdg_ref_destroy(ref);
+  }
+  insdg_mesh_destroy(fine);
   insdg_mesh_destroy(hole), insdg_mesh_destroy(rect), insdg_mesh_destroy(small);
   printf(failures ? "%d FAILURES\n" : "all operator tests passed\n", failures);
   return failures ? 1 : 0;
