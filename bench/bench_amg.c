@@ -6,7 +6,9 @@
  * every side, lambda = 0) and N = 1..nmax: assemble by probing, set up the AMG with the
  * default options, and solve A x = b (b pseudo-random, fixed seed; x0 = 0) by flexible
  * PCG to ||r|| <= 1e-8 ||b||. Times are wall-clock seconds on one core, best of `reps`
- * repetitions. Prints a markdown table.
+ * repetitions. Prints a markdown table, then one of the alternatives to each default
+ * choice (strength, Chebyshev interval and degree, K-cycle depth) for N = 1, 3 on the
+ * finer mesh.
  *
  * Usage: bench_amg [cells=40] [nmax=4] [reps=3]
  */
@@ -47,7 +49,7 @@ static insdg_csr *assemble(insdg_mesh *m, const insdg_ops *op)
   return A;
 }
 
-static result run(int cells, int N, int reps)
+static result run(int cells, int N, int reps, const insdg_amg_opts *opts)
 {
   result res = {.cells = cells, .N = N, .t_assemble = INFINITY, .t_setup = INFINITY, .t_solve = INFINITY};
   insdg_mesh *m = insdg_mesh_rectangle(cells, cells, 0.0, 1.0, 0.0, 1.0, 0.2, 1234u);
@@ -61,7 +63,7 @@ static result run(int cells, int N, int reps)
   for (int r = 0; r < reps; ++r) {
     insdg_amg_destroy(amg);
     t = insdg_wtime();
-    amg = insdg_amg_setup(A, NULL);
+    amg = insdg_amg_setup(A, opts);
     res.t_setup = fmin(res.t_setup, insdg_wtime() - t);
   }
   const int n = A->nrows;
@@ -84,6 +86,32 @@ static result run(int cells, int N, int reps)
   return res;
 }
 
+/* the choices of docs/amg.md against their alternatives, on the finer mesh */
+static void ablation(int cells, int reps)
+{
+  struct { const char *name; insdg_amg_opts opts; } variants[] = {
+      {"default (signed row-relative theta 0.7, Chebyshev [0.1, 1.1] rho, K-cycle on 2 levels)", {.theta = 0}},
+      {"V-cycle on every level", {.kcycle_levels = -1}},
+      {"K-cycle on the finest level only", {.kcycle_levels = 1}},
+      {"K-cycle on 4 levels", {.kcycle_levels = 4}},
+      {"classical strength, theta 0.08", {.strength = INSDG_AMG_STRENGTH_CLASSICAL}},
+      {"classical strength, theta 0.25", {.strength = INSDG_AMG_STRENGTH_CLASSICAL, .theta = 0.25}},
+      {"signed row-relative theta 0.5", {.theta = 0.5}},
+      {"signed row-relative theta 0.9", {.theta = 0.9}},
+      {"Chebyshev on [0.3, 1.1] rho", {.cheb_lower = 0.3}},
+      {"Chebyshev degree 3", {.cheb_degree = 3}},
+  };
+  printf("\n# variants on the %dx%d mesh\n\n", cells, cells);
+  printf("| variant | N | levels | op. complexity | setup s | iterations | solve s |\n|---|---|---|---|---|---|---|\n");
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; ++v)
+    for (int N = 1; N <= 3; N += 2) {
+      const result r = run(cells, N, reps, &variants[v].opts);
+      printf("| %s | %d | %d | %.3f | %.3f | %d%s | %.3f |\n", variants[v].name, N, r.levels, r.complexity, r.t_setup,
+             r.iters, r.relres <= 1e-8 ? "" : " (not converged)", r.t_solve);
+      fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
   const int cells = argc > 1 ? atoi(argv[1]) : 40, nmax = argc > 2 ? atoi(argv[2]) : 4;
@@ -99,12 +127,13 @@ int main(int argc, char **argv)
   printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int refine = 0; refine < 2; ++refine)
     for (int N = 1; N <= nmax; ++N) {
-      const result r = run(cells << refine, N, reps);
+      const result r = run(cells << refine, N, reps, NULL);
       printf("| %dx%d | %d | %d | %d | %.1f | %d | %.3f | %.3f | %.3f | %d%s | %.3f | %.2e | %.0f | %.0f | %.1f |\n",
              r.cells, r.cells, r.K, r.N, r.n, (double)r.nnz / r.n, r.levels, r.complexity, r.t_assemble, r.t_setup,
              r.iters, r.relres <= 1e-8 ? "" : " (not converged)", r.t_solve, r.t_solve / (r.iters ? r.iters : 1),
              r.matrix_bytes / r.K, r.amg_bytes / r.K, (r.matrix_bytes + r.amg_bytes) / r.K / 1e3);
       fflush(stdout);
     }
+  ablation(2 * cells, reps);
   return 0;
 }

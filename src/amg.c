@@ -21,8 +21,7 @@
 
 #define MAX_LEVELS 40
 #define LANCZOS_STEPS 15
-static double CHEB_LOWER = 0.3; /* EXPERIMENT */
-#define CHEB_UPPER 1.1
+#define CHEB_UPPER 1.1        /* Chebyshev interval [cheb_lower rho, CHEB_UPPER rho] */
 #define KCYCLE_SKIP 0.25      /* Notay: skip the 2nd FCG step if ||r~|| <= 0.25 ||r_c|| */
 #define MIN_REDUCTION 0.9     /* stop coarsening when n_c > 0.9 n */
 #define SINGULAR_PIVOT 1e-10  /* a Cholesky pivot below 1e-10 max a_ii means singular */
@@ -61,18 +60,34 @@ static double dot(int n, const double *a, const double *b)
 
 /* ---- strength of connection and aggregation -------------------------------------- */
 
-/* The strength graph (without the diagonal), val = |a_ij| / sqrt(|a_ii a_jj|). */
-static insdg_csr *strength_graph(const insdg_csr *A, const double *diag, double theta)
+/* scaled coupling of i and j as the strength measure sees it */
+static double coupling(double aij, double aii, double ajj, int classical)
+{
+  const double scale = sqrt(fabs(aii * ajj));
+  if (scale == 0.0) return 0.0;
+  return (classical ? fabs(aij) : -aij) / scale;
+}
+
+/* The strength graph without the diagonal; val = the scaled coupling.
+   classical: |a_ij| >= theta sqrt(|a_ii a_jj|);
+   default:   s_ij >= theta max_k s_ik, s_ij = -a_ij / sqrt(|a_ii a_jj|) > 0, so positive
+              couplings (inside a DG element) are weak and the threshold follows the row. */
+static insdg_csr *strength_graph(const insdg_csr *A, const double *diag, double theta, int classical)
 {
   insdg_csr *S = insdg_csr_create(A->nrows, A->ncols, A->nnz);
   int k = 0;
   for (int i = 0; i < A->nrows; ++i) {
+    double threshold = theta;
+    if (!classical) {
+      double row_max = 0.0;
+      for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q)
+        if (A->col[q] != i) row_max = fmax(row_max, coupling(A->val[q], diag[i], diag[A->col[q]], 0));
+      threshold = theta * row_max;
+    }
     for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
       const int j = A->col[q];
-      const double scale = sqrt(fabs(diag[i] * diag[j]));
-      if (j == i || scale == 0.0) continue;
-      const double strength = (getenv("SIGNED") ? -A->val[q] : fabs(A->val[q])) / scale;
-      if (strength >= theta) S->col[k] = j, S->val[k] = strength, ++k;
+      const double s = coupling(A->val[q], diag[i], diag[j], classical);
+      if (j != i && s > 0.0 && s >= threshold) S->col[k] = j, S->val[k] = s, ++k;
     }
     S->row_ptr[i + 1] = k;
   }
@@ -157,9 +172,9 @@ static insdg_csr *prolongator(int n, int nagg, const int *agg)
 }
 
 /* Aggregates of A; returns P (NULL when they would not reduce n by MIN_REDUCTION). */
-static insdg_csr *aggregate(const insdg_csr *A, const double *diag, double theta)
+static insdg_csr *aggregate(const insdg_csr *A, const double *diag, double theta, int classical)
 {
-  insdg_csr *S1 = strength_graph(A, diag, theta);
+  insdg_csr *S1 = strength_graph(A, diag, theta, classical);
   insdg_csr *S = symmetrise(S1);
   insdg_csr_destroy(S1);
   int *agg = insdg_malloc(sizeof(int) * (size_t)(A->nrows > 0 ? A->nrows : 1));
@@ -217,11 +232,11 @@ static double estimate_rho(const amg_level *L)
 }
 
 /* degree-k Chebyshev iteration for A x = b preconditioned by D^{-1} on
-   [CHEB_LOWER rho, CHEB_UPPER rho] (Saad, Alg. 12.1); x = 0 on entry if x_is_zero. */
-static void chebyshev(const amg_level *L, int degree, const double *b, double *x, int x_is_zero)
+   [cheb_lower rho, CHEB_UPPER rho] (Saad, Alg. 12.1); x = 0 on entry if x_is_zero. */
+static void chebyshev(const amg_level *L, int degree, double cheb_lower, const double *b, double *x, int x_is_zero)
 {
   const int n = L->n;
-  const double lo = CHEB_LOWER * L->rho, hi = CHEB_UPPER * L->rho;
+  const double lo = cheb_lower * L->rho, hi = CHEB_UPPER * L->rho;
   const double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
   double *r = L->cheb_r, *d = L->cheb_d, *Ad = L->cheb_Ad;
   if (L->rho <= 0.0) {   /* A = 0 on this level: nothing to smooth */
@@ -318,11 +333,12 @@ static insdg_amg_opts with_defaults(const insdg_amg_opts *opts)
 {
   insdg_amg_opts o = {0};
   if (opts) o = *opts;
-  if (o.theta <= 0) o.theta = 0.08;
+  if (o.theta <= 0) o.theta = o.strength == INSDG_AMG_STRENGTH_CLASSICAL ? 0.08 : 0.7;
   if (o.coarse_size <= 0) o.coarse_size = 500;
   if (o.cheb_degree <= 0) o.cheb_degree = 2;
   if (o.kcycle_levels == 0) o.kcycle_levels = 2;
   if (o.kcycle_levels < 0) o.kcycle_levels = 0;
+  if (o.cheb_lower <= 0 || o.cheb_lower >= CHEB_UPPER) o.cheb_lower = 0.1;
   return o;
 }
 
@@ -330,7 +346,6 @@ insdg_amg *insdg_amg_setup(const insdg_csr *A, const insdg_amg_opts *opts)
 {
   insdg_amg *amg = insdg_calloc(1, sizeof *amg);
   amg->opts = with_defaults(opts);
-  if (getenv("CHEBLO")) CHEB_LOWER = atof(getenv("CHEBLO"));
   level_init(&amg->level[0], A);
   amg->nlevels = 1;
   double *diag = NULL;
@@ -340,7 +355,7 @@ insdg_amg *insdg_amg_setup(const insdg_csr *A, const insdg_amg_opts *opts)
     diag = realloc(diag, sizeof(double) * (size_t)L->n);
     INSDG_CHECK(diag);
     insdg_csr_diagonal(L->A, diag);
-    insdg_csr *P = aggregate(L->A, diag, amg->opts.theta);
+    insdg_csr *P = aggregate(L->A, diag, amg->opts.theta, amg->opts.strength == INSDG_AMG_STRENGTH_CLASSICAL);
     if (!P) break;
     level_link(L, P, P->ncols);
     amg_level *C = &amg->level[amg->nlevels];
@@ -403,14 +418,14 @@ static void cycle(const insdg_amg *amg, int l, const double *r, double *z)
     coarse_solve(amg, L->n, r, z);
     return;
   }
-  chebyshev(L, amg->opts.cheb_degree, r, z, 1);
+  chebyshev(L, amg->opts.cheb_degree, amg->opts.cheb_lower, r, z, 1);
   insdg_csr_residual(L->A, z, r, L->res);
   insdg_csr_matvec(L->R, L->res, L->rc);
   /* a K-cycle pays off only if level l+1 is not solved exactly */
   if (l < amg->opts.kcycle_levels && l + 1 < amg->nlevels - 1) kcycle_correction(amg, l);
   else cycle(amg, l + 1, L->rc, L->ec);
   prolong_add(L->P, L->ec, z);
-  chebyshev(L, amg->opts.cheb_degree, r, z, 0);
+  chebyshev(L, amg->opts.cheb_degree, amg->opts.cheb_lower, r, z, 0);
 }
 
 void insdg_amg_apply(const insdg_amg *amg, const double *r, double *z) { cycle(amg, 0, r, z); }
@@ -451,8 +466,9 @@ double insdg_amg_operator_complexity(const insdg_amg *amg)
 void insdg_amg_print(const insdg_amg *amg, FILE *f)
 {
   double rows = 0.0;
-  fprintf(f, "AMG: %d levels (theta %.3g, Chebyshev degree %d on [%.2g, %.2g] rho, K-cycle on %d levels)\n",
-          amg->nlevels, amg->opts.theta, amg->opts.cheb_degree, CHEB_LOWER, CHEB_UPPER, amg->opts.kcycle_levels);
+  fprintf(f, "AMG: %d levels (%s strength, theta %.3g; Chebyshev degree %d on [%.2g, %.2g] rho; K-cycle on %d levels)\n",
+          amg->nlevels, amg->opts.strength == INSDG_AMG_STRENGTH_CLASSICAL ? "classical" : "signed row-relative",
+          amg->opts.theta, amg->opts.cheb_degree, amg->opts.cheb_lower, CHEB_UPPER, amg->opts.kcycle_levels);
   for (int l = 0; l < amg->nlevels; ++l) {
     const amg_level *L = &amg->level[l];
     rows += L->n;
@@ -510,7 +526,9 @@ int insdg_fpcg_csr(const insdg_csr *A, const double *b, double *x, void (*prec)(
       }
       rz = dot(n, r, z);
       insdg_csr_matvec(A, p, q);
-      const double alpha = rz / dot(n, p, q);
+      const double pq = dot(n, p, q);
+      if (!(pq > 0.0)) break;   /* breakdown: p in the null space, or an indefinite preconditioner */
+      const double alpha = rz / pq;
       memcpy(r_old, r, sizeof(double) * (size_t)n);
       for (int i = 0; i < n; ++i) x[i] += alpha * p[i], r[i] -= alpha * q[i];
       ++it;

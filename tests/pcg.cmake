@@ -23,3 +23,23 @@ add_test(NAME pcg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d
 add_test(NAME pcg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w2.bin ${_d}/pcg_r3.bin 1e-9 2)
 add_test(NAME pcg_blocks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w1.bin ${_d}/pcg_w2.bin 1e-9 2)
 set_tests_properties(pcg_workers_bitwise pcg_ranks_roundoff pcg_blocks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pcg_dumps)
+
+# pMG-AMG: iterations bounded (Poisson, Dirichlet, 1e-8), and the same decomposition
+# invariance as PCG above (flexible PCG, K-cycle AMG at degree 1)
+foreach(N 2 4 6)
+  add_test(NAME pmg_iterations_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 40)
+  set_tests_properties(pmg_iterations_N${N} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
+endforeach()
+foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
+  list(GET cfg 0 ranks)
+  list(GET cfg 1 blocks)
+  list(GET cfg 2 ncpu)
+  list(GET cfg 3 tag)
+  add_test(NAME pmg_solve_${tag} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} $<TARGET_FILE:test_pcg>
+           solve 4 12 ${blocks} ${_d}/pmg_${tag}.bin pmg)
+  set_tests_properties(pmg_solve_${tag} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=${ncpu}"
+                       FIXTURES_SETUP pmg_dumps TIMEOUT 300)
+endforeach()
+add_test(NAME pmg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_pw1.bin ${_d}/pmg_pw2.bin)
+add_test(NAME pmg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pmg_pw1.bin ${_d}/pmg_pr3.bin 1e-9 2)
+set_tests_properties(pmg_workers_bitwise pmg_ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)

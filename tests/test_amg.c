@@ -7,7 +7,8 @@
  *  3. FPCG with AMG reaches 1e-8 on the degree-1 Dirichlet Poisson matrix of jittered
  *     16x16, 32x32, 64x64 rectangles in <= 30 iterations, growing by <= 5 from 16 to 64
  *     (unpreconditioned CG, for contrast, needs far more), on the degree-3 matrix within
- *     100, and on the pure-Neumann matrix with a compatible right-hand side;
+ *     100, and on the pure-Neumann matrix with a compatible right-hand side; on one level
+ *     the cycle is the exact inverse (Dirichlet) or the pseudo-inverse (Neumann);
  *  4. the cycle as a stationary iteration x += B(b - A x) contracts the residual by
  *     < 0.5 per cycle on the 32x32 degree-1 matrix.
  * Usage: test_amg
@@ -250,8 +251,9 @@ static double *random_rhs(int n, int compatible)
   return b;
 }
 
-/* FPCG iterations to 1e-8 with AMG (or none); -1 if not converged in maxit */
-static int solve(const insdg_csr *A, const double *b, const insdg_amg *amg, int maxit, double *relres)
+/* FPCG iterations to 1e-8 with AMG (or none); -1 if not converged in maxit. If x_out is
+   not NULL it receives the solution (caller frees). */
+static int solve_x(const insdg_csr *A, const double *b, const insdg_amg *amg, int maxit, double *relres, double **x_out)
 {
   double *x = dalloc((size_t)A->nrows);
   int iters = 0;
@@ -260,8 +262,15 @@ static int solve(const insdg_csr *A, const double *b, const insdg_amg *amg, int 
   double *r = dalloc((size_t)A->nrows);
   insdg_csr_residual(A, x, b, r);
   *relres = norm2(r, (size_t)A->nrows) / norm2(b, (size_t)A->nrows);
-  free(x), free(r);
+  free(r);
+  if (x_out) *x_out = x;
+  else free(x);
   return rc == 0 && *relres <= 2e-8 ? iters : -1;
+}
+
+static int solve(const insdg_csr *A, const double *b, const insdg_amg *amg, int maxit, double *relres)
+{
+  return solve_x(A, b, amg, maxit, relres, NULL);
 }
 
 static void test_amg_dirichlet(void)
@@ -307,14 +316,50 @@ static void test_amg_neumann(void)
 {
   problem p = poisson(32, 1, INSDG_BC_NEUMANN, 13u);
   insdg_amg *amg = insdg_amg_setup(p.A, NULL);
-  double *b = random_rhs(p.A->nrows, 1), rel;
-  const int its = solve(p.A, b, amg, 100, &rel);
-  printf("AMG-FPCG N=1 pure Neumann 32x32 n=%6d: %d levels, %2d iterations, true relres %.1e\n", p.A->nrows,
-         insdg_amg_levels(amg), its, rel);
+  insdg_amg_print(amg, stdout);
+  const int n = p.A->nrows;
+  double *b = random_rhs(n, 1), rel, *x;
+  const int its = solve_x(p.A, b, amg, 100, &rel, &x);
+  /* the solution is defined up to a constant; a coarse solve that does not see the null
+     space (a Cholesky factor with a round-off pivot) pumps a huge constant into x */
+  double mean = 0, spread = 0;
+  for (int i = 0; i < n; ++i) mean += x[i] / n;
+  for (int i = 0; i < n; ++i) spread += (x[i] - mean) * (x[i] - mean) / n;
+  spread = sqrt(spread);
+  printf("AMG-FPCG N=1 pure Neumann 32x32 n=%6d: %d levels, %2d iterations, true relres %.1e, |mean x| / rms(x - mean) = %.1e\n",
+         n, insdg_amg_levels(amg), its, rel, fabs(mean) / spread);
   EXPECT(its > 0 && its <= 30, "pure Neumann: %d iterations (bound 30)", its);
-  free(b);
+  EXPECT(fabs(mean) <= 10 * spread, "pure Neumann: constant mode of x %.3e vs its spread %.3e", mean, spread);
+  free(b), free(x);
   insdg_amg_destroy(amg);
   problem_destroy(&p);
+}
+
+/* one level: the cycle is the dense coarse solve; on the singular Neumann matrix it must
+   be the pseudo-inverse (A z = r and z orthogonal to the constants), on the Dirichlet
+   matrix the exact inverse. Whether dpotrf breaks down on the singular matrix or ends
+   with a round-off pivot is a coin toss; on these two meshes (seeds 1 and 2) OpenBLAS
+   does one each, so both paths into the pseudo-inverse are taken. */
+static void test_coarse_solve(void)
+{
+  for (int c = 0; c < 3; ++c) {
+    problem p = poisson(6, 1, c ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET, (unsigned)c);
+    const insdg_amg_opts one_level = {.coarse_size = 100000};
+    insdg_amg *amg = insdg_amg_setup(p.A, &one_level);
+    const int n = p.A->nrows;
+    double *r = random_rhs(n, 1), *z = dalloc((size_t)n), *res = dalloc((size_t)n), mean = 0;
+    insdg_amg_apply(amg, r, z);
+    insdg_csr_residual(p.A, z, r, res);
+    for (int i = 0; i < n; ++i) mean += z[i] / n;
+    const double rel = norm2(res, (size_t)n) / norm2(r, (size_t)n), mean_rel = fabs(mean) * sqrt(n) / norm2(z, (size_t)n);
+    printf("coarse solve %-9s n=%d: %d level, |r - A z|/|r| = %.1e, |mean z|/rms z = %.1e\n", c ? "Neumann" : "Dirichlet",
+           n, insdg_amg_levels(amg), rel, mean_rel);
+    EXPECT(insdg_amg_levels(amg) == 1 && rel <= 1e-10, "coarse solve %d: |r - A z|/|r| = %.3e", c, rel);
+    EXPECT(!c || mean_rel <= 1e-10, "coarse solve on the singular matrix: z has a constant part %.3e", mean_rel);
+    free(r), free(z), free(res);
+    insdg_amg_destroy(amg);
+    problem_destroy(&p);
+  }
 }
 
 static void test_amg_stationary(void)
@@ -348,6 +393,7 @@ int main(void)
   test_csr();
   test_amg_dirichlet();
   test_amg_degree3();
+  test_coarse_solve();
   test_amg_neumann();
   test_amg_stationary();
   printf(failures ? "%d FAILURES\n" : "all AMG tests passed\n", failures);

@@ -5,8 +5,11 @@
  *                                     the unit square (h, h/2, h/4) for N = 1..NMAX: L2
  *                                     errors, rates (asserted >= N + 1 - 0.3 on the finest
  *                                     pair), PCG iterations; prints a markdown table.
- *   test_pcg solve N NX NBLOCKS FILE  one Helmholtz solve; writes iterations and the
- *                                     solution (original element order) to FILE
+ *   test_pcg solve N NX NBLOCKS FILE [pmg]
+ *                                     one Helmholtz solve (lambda = 1e4, inverse mass), or
+ *                                     with pmg one Poisson solve (pMG-AMG); writes the
+ *                                     iterations and the solution (original order) to FILE
+ *   test_pcg pmg N NX NBLOCKS MAXIT   Poisson with pMG-AMG, at most MAXIT iterations
  *   test_pcg compare FILE_A FILE_B TOL ITDIFF
  *                                     solutions equal to TOL (relative), iterations within ITDIFF
  * u = sin(pi x) sin(pi y) + x/2 for Dirichlet problems (nonzero boundary data),
@@ -186,12 +189,15 @@ int main(int argc, char **argv)
   int failures = 0;
   if (argc == 3 && !strcmp(argv[1], "converge")) {
     failures = converge(atoi(argv[2]));
-  } else if (argc == 6 && !strcmp(argv[1], "solve")) {
+  } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "solve")) {
     const int N = atoi(argv[2]), nx = atoi(argv[3]), nblocks = atoi(argv[4]);
+    const int prec = argc == 7 && !strcmp(argv[6], "pmg") ? PREC_PMG : PREC_INVMASS;
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
-    const problem hz = {"Helmholtz", 10.0, 0};
+    /* the two solves of a time step: velocity Helmholtz with lambda = gamma / (nu dt) in the
+       time-stepping range and the inverse mass; pressure Poisson with pMG-AMG */
+    const problem hz = prec == PREC_PMG ? (problem){"Poisson", 0.0, 0} : (problem){"Helmholtz", 1.0e4, 0};
     double e, *sol = insdg_malloc(sizeof(double) * (size_t)mesh->K * (N + 1) * (N + 2) / 2);
-    const int it = solve(mesh, N, nblocks, &hz, 1e-10, &e, sol);
+    const int it = solve_with(mesh, N, nblocks, &hz, 1e-10, prec, &e, sol);
     failures = it < 0;
     if (insdg_runtime_rank() == 0) {
       printf("N=%d K=%d blocks=%d ranks=%d workers=%d: %d iterations, L2 error %.3e\n", N, mesh->K, nblocks,
@@ -203,17 +209,19 @@ int main(int argc, char **argv)
     }
     free(sol);
     insdg_mesh_destroy(mesh);
-  } else if (argc == 5 && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS: Poisson with pMG-AMG */
+  } else if (argc == 6 && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT: Poisson with pMG-AMG */
     const int N = atoi(argv[2]), nx = atoi(argv[3]);
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
     const problem pb = {"Poisson", 0.0, 0};
     double e;
     const int it = solve_with(mesh, N, atoi(argv[4]), &pb, 1e-8, PREC_PMG, &e, NULL);
-    failures = it < 0;
-    if (insdg_runtime_rank() == 0) printf("pMG-AMG N=%d K=%d: %d iterations, L2 error %.3e\n", N, mesh->K, it, e);
+    failures = it < 0 || it > atoi(argv[5]);
+    if (insdg_runtime_rank() == 0)
+      printf("%s pMG-AMG N=%d K=%d: %d iterations (at most %s expected), L2 error %.3e\n", failures ? "FAIL" : "ok", N,
+             mesh->K, it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE | pmg N NX NBLOCKS | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();

@@ -9,6 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin libstarpu-dev starpu-tools libmetis-dev   # StarPU-MPI runtime, METIS blocks
   libnetcdf-dev libnetcdf-mpi-dev netcdf-bin libinih-dev libmuparser-dev   # I/O: parallel NetCDF, case files
   hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
+  libhypre-dev                          # hypre BoomerAMG for the solver comparison
   python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
 )
 missing=()
