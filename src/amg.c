@@ -25,7 +25,7 @@
 #define KCYCLE_SKIP 0.25      /* Notay: skip the 2nd FCG step if ||r~|| <= 0.25 ||r_c|| */
 #define MIN_REDUCTION 0.9     /* stop coarsening when n_c > 0.9 n */
 #define SINGULAR_PIVOT 1e-10  /* a Cholesky pivot below 1e-10 max a_ii means singular */
-#define MAX_DENSE 20000       /* largest coarsest level we are willing to factor densely */
+#define MAX_DENSE 8000        /* largest coarsest level we factor densely (512 MB); beyond, coarsening stalled */
 
 typedef struct {
   const insdg_csr *A;   /* borrowed on level 0, == A_owned below */
