@@ -163,6 +163,8 @@ static void join_neighbours(const insdg_csr *S, int *agg)
   free(first);
 }
 
+static insdg_amg_opts with_defaults(const insdg_amg_opts *opts);
+
 /* Piecewise-constant prolongator of an aggregation with nagg aggregates. */
 static insdg_csr *prolongator(int n, int nagg, const int *agg)
 {
@@ -185,6 +187,21 @@ static insdg_csr *aggregate(const insdg_csr *A, const double *diag, double theta
   if (nagg > 0 && nagg <= MIN_REDUCTION * A->nrows) P = prolongator(A->nrows, nagg, agg);
   free(agg);
   return P;
+}
+
+int insdg_amg_aggregates(const insdg_csr *A, const insdg_amg_opts *opts, int *agg)
+{
+  const insdg_amg_opts o = with_defaults(opts);
+  double *diag = insdg_malloc(sizeof(double) * (size_t)(A->nrows > 0 ? A->nrows : 1));
+  insdg_csr_diagonal(A, diag);
+  insdg_csr *S1 = strength_graph(A, diag, o.theta, o.strength == INSDG_AMG_STRENGTH_CLASSICAL);
+  insdg_csr *S = symmetrise(S1);
+  insdg_csr_destroy(S1);
+  const int nagg = mis2_roots(S, agg);
+  join_neighbours(S, agg);
+  insdg_csr_destroy(S);
+  free(diag);
+  return nagg;
 }
 
 /* ---- smoother ---------------------------------------------------------------------- */

@@ -90,6 +90,11 @@ void insdg_amg_print(const insdg_amg *amg, FILE *f);
 
 void insdg_amg_destroy(insdg_amg *amg);
 
+/* The first aggregation step alone (strength, distance-2 MIS, joining): agg[i] in
+   0..nagg-1 for every row; returns nagg. For aggregating the rows of one block of a
+   distributed matrix (tasks/pmg.c). */
+int insdg_amg_aggregates(const insdg_csr *A, const insdg_amg_opts *opts, int *agg);
+
 /* Flexible preconditioned CG on A x = b (x holds the initial guess on entry):
    beta = z_k.(r_k - r_{k-1}) / z_{k-1}.r_{k-1} (Polak-Ribiere), so a nonlinear
    preconditioner such as the K-cycle is allowed. prec == NULL means none.

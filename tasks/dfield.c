@@ -36,6 +36,20 @@ insdg_dfield *insdg_dfield_create(insdg_tasks *T)
   return f;
 }
 
+starpu_data_handle_t *insdg_dfield_pair_buffers(insdg_tasks *T, const insdg_pair_halo *pairs, int npairs, double ***mem)
+{
+  starpu_data_handle_t *h = insdg_calloc((size_t)(npairs + 1), sizeof(starpu_data_handle_t));
+  *mem = insdg_calloc((size_t)(npairs + 1), sizeof(double *));
+  for (int p = 0; p < npairs; ++p) register_vector(T, &h[p], &(*mem)[p], pairs[p].n, T->L->block_rank[pairs[p].src]);
+  return h;
+}
+
+void insdg_dfield_pair_buffers_free(int npairs, starpu_data_handle_t *h, double **mem)
+{
+  for (int p = 0; p < npairs; ++p) starpu_data_unregister(h[p]), free(mem[p]);
+  free(h), free(mem);
+}
+
 void insdg_dfield_destroy(insdg_dfield *f)
 {
   if (!f) return;

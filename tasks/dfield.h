@@ -26,6 +26,11 @@ typedef struct insdg_dfield {
 insdg_dfield *insdg_dfield_create(insdg_tasks *T);
 void insdg_dfield_destroy(insdg_dfield *f);
 
+/* Buffers for another set of pair halos (owner: the source block's rank), e.g. the column
+   halos of a distributed sparse matrix; collective. */
+starpu_data_handle_t *insdg_dfield_pair_buffers(insdg_tasks *T, const insdg_pair_halo *pairs, int npairs, double ***mem);
+void insdg_dfield_pair_buffers_free(int npairs, starpu_data_handle_t *h, double **mem);
+
 /* Set the owned blocks from a field of the renumbered mesh, [K][Np] (every rank passes
    the whole array; each copies its blocks). Waits for tasks using the field first. */
 void insdg_dfield_set(insdg_dfield *f, const double *global);

@@ -44,16 +44,17 @@ static void pack_cpu(void *buffers[], void *cl_arg)
 static struct starpu_codelet pack_cl = {
     .cpu_funcs = {pack_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
 
-void insdg_task_pack(insdg_dfield *f)
+void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs)
 {
-  const insdg_layout *L = f->T->L;
-  for (int p = 0; p < L->npairs; ++p) {
-    const insdg_pair_halo *pair = &L->pair[p];
-    const int status = starpu_mpi_task_insert(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W,
-                                              f->halo[p], STARPU_VALUE, &pair, sizeof(pair), 0);
+  for (int p = 0; p < npairs; ++p) {
+    const insdg_pair_halo *pair = &pairs[p];
+    const int status = starpu_mpi_task_insert(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W, bufs[p],
+                                              STARPU_VALUE, &pair, sizeof(pair), 0);
     INSDG_CHECK(status == 0);
   }
 }
+
+void insdg_task_pack(insdg_dfield *f) { insdg_task_pack_pairs(f, f->T->L->pair, f->T->L->npairs, f->halo); }
 
 /* ---- block operators ------------------------------------------------------------------- */
 static void block_op_cpu(void *buffers[], void *cl_arg)

@@ -18,6 +18,9 @@
 
 /* pair halos of f from its current block values */
 void insdg_task_pack(insdg_dfield *f);
+/* the same for another set of pairs (e.g. the column halos of a distributed matrix) with
+   their buffers (insdg_dfield_pair_buffers) */
+void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs);
 
 void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy);
 

@@ -26,14 +26,34 @@ typedef struct {
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
 } level;
 
+/* The degree-1 level is the finest level of the AMG, distributed: each rank holds the
+   rows of the assembled degree-1 matrix for its blocks (columns renumbered block-local,
+   with the columns of neighbouring blocks' elements after them, read from column halo
+   buffers), and aggregates are formed inside each block. Only the aggregated (first
+   coarse) problem is gathered on rank 0, where the rest of the AMG hierarchy lives. */
+typedef struct {
+  insdg_csr **rows;           /* [B] owned blocks' rows, extended-local columns; NULL elsewhere */
+  int npairs;
+  insdg_pair_halo *pair;      /* column halos, sorted by (dst, src) */
+  int *pairs_into;            /* [B+1] */
+  int *nhalo;                 /* [B] column-halo slots of block b */
+  starpu_data_handle_t *buf;  /* [npairs] */
+  double **buf_mem;
+  int *agg;                   /* [n1] aggregate of each degree-1 node, numbered within its block */
+  int *agg_start;             /* [B+1] first global aggregate of block b */
+  starpu_data_handle_t *piece;   /* [B] restricted residual of block b's aggregates */
+  double **piece_mem;
+  insdg_csr *Ac;              /* rank 0: P^T A1 P, the first coarse level */
+  insdg_amg *amg;             /* rank 0: AMG hierarchy below (K-cycle on its finest level) */
+} dist_level;
+
 struct insdg_pmg {
   int nlevels, cheb_degree;
   level *lev;
   const signed char *bc;
   double lambda;
-  insdg_csr *A1;         /* rank 0: assembled degree-1 operator */
-  insdg_amg *amg;        /* rank 0 */
-  starpu_data_handle_t coarse;   /* the whole degree-1 vector, owned by rank 0 */
+  dist_level D;
+  starpu_data_handle_t coarse;   /* the whole first-coarse-level vector, owned by rank 0 */
   double *coarse_mem;
   int rank;
 };
@@ -104,75 +124,145 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
   }
 }
 
+/* ---- the distributed degree-1 level ------------------------------------------------- */
 typedef struct {
-  const insdg_amg *amg;
+  const insdg_csr *rows;
+  const insdg_pair_halo *pairs;   /* into this block */
+  int npairs, nhalo;
+} spmv_args;
+
+/* y = A x for one block's rows: buffers [x (R), column halos (R) ..., y (W)] */
+static void spmv_cpu(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  const int n = a.rows->nrows;
+  double *ext = insdg_malloc(sizeof(double) * (size_t)(n + a.nhalo + 1));
+  memcpy(ext, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]), sizeof(double) * (size_t)n);
+  for (int p = 0; p < a.npairs; ++p)
+    memcpy(ext + n + a.pairs[p].dst_offset, (const double *)STARPU_VECTOR_GET_PTR(buffers[1 + p]),
+           sizeof(double) * (size_t)a.pairs[p].n);
+  insdg_csr_matvec(a.rows, ext, (double *)STARPU_VECTOR_GET_PTR(buffers[1 + a.npairs]));
+  free(ext);
+}
+
+static struct starpu_codelet spmv_cl = {.cpu_funcs = {spmv_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
+
+static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
+{
+  dist_level *D = &pmg->D;
+  const insdg_layout *L = v->L;
+  insdg_task_pack_pairs(in, D->pair, D->npairs, D->buf);
+  for (int d = 0; d < L->B; ++d) {
+    const int first = D->pairs_into[d], np = D->pairs_into[d + 1] - first;
+    spmv_args a = {D->rows[d], D->pair + first, np, D->nhalo[d]};
+    struct starpu_data_descr *desc = insdg_malloc(sizeof *desc * (size_t)(np + 2));
+    desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
+    for (int p = 0; p < np; ++p) desc[1 + p] = (struct starpu_data_descr){D->buf[first + p], STARPU_R};
+    desc[1 + np] = (struct starpu_data_descr){out->block[d], STARPU_W};
+    INSDG_CHECK(starpu_mpi_task_insert(v->Tp->comm, &spmv_cl, STARPU_DATA_MODE_ARRAY, desc, np + 2, STARPU_VALUE, &a,
+                                       sizeof a, 0) == 0);
+    free(desc);
+  }
+}
+
+typedef struct {
+  const int *agg;   /* the block's nodes */
+  int n, nagg, offset, prolong;
+} agg_args;
+
+/* restrict: piece[a] = sum of r over aggregate a; prolong: x_i += xc[offset + agg_i] */
+static void agg_cpu(void *buffers[], void *cl_arg)
+{
+  agg_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  if (a.prolong) {
+    for (int i = 0; i < a.n; ++i) dst[i] += src[a.offset + a.agg[i]];
+  } else {
+    for (int k = 0; k < a.nagg; ++k) dst[k] = 0;
+    for (int i = 0; i < a.n; ++i) dst[a.agg[i]] += src[i];
+  }
+}
+
+static struct starpu_codelet agg_restrict_cl = {
+    .cpu_funcs = {agg_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_agg_restrict"};
+static struct starpu_codelet agg_prolong_cl = {
+    .cpu_funcs = {agg_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "insdg_agg_prolong"};
+
+typedef struct {
+  const insdg_csr *Ac;
+  insdg_amg *amg;
   int nblocks;
 } coarse_args;
 
+/* rank 0: the aggregated residual of all blocks (block order = global aggregate order),
+   then the K-cycle coarse correction: two flexible-CG steps on Ac preconditioned by the
+   AMG below (Notay: stop after one if it cut the residual 4x) */
 static void coarse_cpu(void *buffers[], void *cl_arg)
 {
   coarse_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
   double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nblocks]);
   const size_t n = STARPU_VECTOR_GET_NX(buffers[a.nblocks]);
-  double *rhs = insdg_malloc(sizeof(double) * n);
-  size_t at = 0;   /* blocks are contiguous in the renumbered order: concatenate */
+  double *rhs = insdg_malloc(sizeof(double) * (n + 1));
+  size_t at = 0;
   for (int b = 0; b < a.nblocks; ++b) {
     const size_t nb = STARPU_VECTOR_GET_NX(buffers[b]);
     memcpy(rhs + at, (const double *)STARPU_VECTOR_GET_PTR(buffers[b]), sizeof(double) * nb);
     at += nb;
   }
   INSDG_CHECK(at == n);
-  insdg_amg_apply(a.amg, rhs, out);
+  for (size_t i = 0; i < n; ++i) out[i] = 0;
+  insdg_fpcg_csr(a.Ac, rhs, out, insdg_amg_precondition, a.amg, 0.25, 2, NULL, NULL);
   free(rhs);
 }
 
 static struct starpu_codelet coarse_cl = {
-    .cpu_funcs = {coarse_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_pmg_coarse_amg"};
+    .cpu_funcs = {coarse_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_pmg_coarse"};
 
-typedef struct {
-  size_t offset, n;
-} scatter_args;
-
-static void scatter_cpu(void *buffers[], void *cl_arg)
+static void coarse_correction(insdg_pmg *pmg, level *c)
 {
-  scatter_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
-  memcpy((double *)STARPU_VECTOR_GET_PTR(buffers[1]), (const double *)STARPU_VECTOR_GET_PTR(buffers[0]) + a.offset,
-         sizeof(double) * a.n);
-}
-
-static struct starpu_codelet scatter_cl = {
-    .cpu_funcs = {scatter_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pmg_scatter"};
-
-static void coarse_solve(insdg_pmg *pmg)
-{
-  level *c = &pmg->lev[pmg->nlevels - 1];
+  dist_level *D = &pmg->D;
   const insdg_layout *L = c->L;
+  const int Np = c->ref->Np;
+  for (int b = 0; b < L->B; ++b) {
+    const int e0 = L->block_start[b];
+    agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, D->agg_start[b + 1] - D->agg_start[b], 0, 0};
+    INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &agg_restrict_cl, STARPU_R, c->r->block[b], STARPU_W, D->piece[b],
+                                       STARPU_VALUE, &a, sizeof a, 0) == 0);
+  }
   struct starpu_data_descr *d = insdg_malloc(sizeof *d * ((size_t)L->B + 1));
-  for (int b = 0; b < L->B; ++b) d[b] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
+  for (int b = 0; b < L->B; ++b) d[b] = (struct starpu_data_descr){D->piece[b], STARPU_R};
   d[L->B] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
-  coarse_args a = {pmg->amg, L->B};
-  INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &coarse_cl, STARPU_DATA_MODE_ARRAY, d, L->B + 1, STARPU_VALUE, &a,
-                                     sizeof a, 0) == 0);
+  coarse_args ca = {D->Ac, D->amg, L->B};
+  INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &coarse_cl, STARPU_DATA_MODE_ARRAY, d, L->B + 1, STARPU_VALUE, &ca,
+                                     sizeof ca, 0) == 0);
   free(d);
   for (int b = 0; b < L->B; ++b) {
-    scatter_args s = {(size_t)L->block_start[b] * c->ref->Np, (size_t)L->block[b]->K * c->ref->Np};
-    INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &scatter_cl, STARPU_R, pmg->coarse, STARPU_W, c->x->block[b],
-                                       STARPU_VALUE, &s, sizeof s, 0) == 0);
+    const int e0 = L->block_start[b];
+    agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, 0, D->agg_start[b], 1};
+    INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &agg_prolong_cl, STARPU_R, pmg->coarse, STARPU_RW, c->x->block[b],
+                                       STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
 }
 
 /* ---- smoothing ----------------------------------------------------------------------- */
+/* the level's operator: matrix-free SIPDG, or the distributed matrix at degree 1 */
+static int is_last(const insdg_pmg *pmg, const level *v) { return v == &pmg->lev[pmg->nlevels - 1]; }
+
 static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
 {
-  insdg_task_sipdg(pmg->bc, pmg->lambda, in, v->ux, v->uy, out);
+  if (is_last(pmg, v)) submit_spmv(pmg, v, in, out);
+  else insdg_task_sipdg(pmg->bc, pmg->lambda, in, v->ux, v->uy, out);
 }
 
-/* Chebyshev iteration on D^-1 A over [lmax/4, 1.1 lmax]; x = 0 on entry when zero_guess */
+/* Chebyshev iteration on D^-1 A over [f lmax, 1.1 lmax], f = 1/4 on the p-levels and 1/10
+   on the degree-1 level (the AMG smoother, docs/amg.md); x = 0 on entry when zero_guess */
 static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
 {
-  const double upper = 1.1 * v->lambda_max, lower = 0.25 * v->lambda_max;
+  const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : 0.25) * v->lambda_max;
   const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower), sigma = theta / delta;
   double rho_old = 1.0 / sigma;
   if (zero_guess) {
@@ -198,17 +288,17 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
 
 static void vcycle(insdg_pmg *pmg, int l)
 {
-  if (l == pmg->nlevels - 1) {
-    coarse_solve(pmg);
-    return;
-  }
   level *v = &pmg->lev[l];
   chebyshev(pmg, v, 1);
   apply_A(pmg, v, v->x, v->Ad);
   insdg_task_sub(v->b, v->Ad, v->r);
-  submit_transfer(pmg, l, 0);
-  vcycle(pmg, l + 1);
-  submit_transfer(pmg, l, 1);
+  if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on rank 0, back */
+    coarse_correction(pmg, v);
+  } else {
+    submit_transfer(pmg, l, 0);
+    vcycle(pmg, l + 1);
+    submit_transfer(pmg, l, 1);
+  }
   chebyshev(pmg, v, 0);
 }
 
@@ -261,6 +351,136 @@ static void make_level_fields(level *v)
   for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) *f[k] = insdg_dfield_create(v->Tp);
 }
 
+/* Block of a renumbered element (block_start ascending). */
+static int block_of_element(const insdg_layout *L, int e)
+{
+  int lo = 0, hi = L->B - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (L->block_start[mid] <= e) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* rows r0..r1-1 of A, columns restricted to the same range and shifted to 0 */
+static insdg_csr *diagonal_block(const insdg_csr *A, int r0, int r1)
+{
+  int nnz = 0;
+  for (int i = r0; i < r1; ++i)
+    for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) nnz += A->col[q] >= r0 && A->col[q] < r1;
+  insdg_csr *S = insdg_csr_create(r1 - r0, r1 - r0, nnz);
+  int k = 0;
+  for (int i = r0; i < r1; ++i) {
+    for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q)
+      if (A->col[q] >= r0 && A->col[q] < r1) S->col[k] = A->col[q] - r0, S->val[k++] = A->val[q];
+    S->row_ptr[i - r0 + 1] = k;
+  }
+  return S;
+}
+
+/* Every rank assembles the degree-1 matrix (setup only, O(K)), keeps its own blocks' rows,
+   builds the column halos and the block-local aggregates of every block (the same on all
+   ranks), and rank 0 forms the first coarse matrix and the AMG below it. */
+static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, double lambda)
+{
+  dist_level *D = &pmg->D;
+  const insdg_layout *L = c->L;
+  const int Np = c->ref->Np, B = L->B, n1 = L->mesh->K * Np;
+  insdg_csr *A1 = insdg_assemble_sipdg(L->mesh, c->op, bc, lambda);
+  D->rows = insdg_calloc((size_t)B, sizeof(insdg_csr *));
+  D->nhalo = insdg_calloc((size_t)B, sizeof(int));
+  D->pairs_into = insdg_calloc((size_t)B + 1, sizeof(int));
+  D->agg = insdg_malloc(sizeof(int) * (size_t)n1);
+  D->agg_start = insdg_calloc((size_t)B + 1, sizeof(int));
+  int cap = 16;
+  D->pair = insdg_malloc(sizeof(insdg_pair_halo) * (size_t)cap);
+  for (int d = 0; d < B; ++d) {
+    const int r0 = L->block_start[d] * Np, r1 = L->block_start[d + 1] * Np;
+    /* block-local aggregates */
+    insdg_csr *S = diagonal_block(A1, r0, r1);
+    D->agg_start[d + 1] = D->agg_start[d] + insdg_amg_aggregates(S, NULL, D->agg + r0);
+    insdg_csr_destroy(S);
+    /* columns outside the block, ascending: the halo slots; grouped by source block */
+    int nout = 0;
+    for (int q = A1->row_ptr[r0]; q < A1->row_ptr[r1]; ++q) nout += A1->col[q] < r0 || A1->col[q] >= r1;
+    int *out = insdg_malloc(sizeof(int) * (size_t)(nout + 1)), k = 0;
+    for (int q = A1->row_ptr[r0]; q < A1->row_ptr[r1]; ++q)
+      if (A1->col[q] < r0 || A1->col[q] >= r1) out[k++] = A1->col[q];
+    qsort(out, (size_t)nout, sizeof(int), cmp_int);
+    int nh = 0;
+    for (int i = 0; i < nout; ++i)
+      if (i == 0 || out[i] != out[i - 1]) out[nh++] = out[i];
+    D->nhalo[d] = nh;
+    D->pairs_into[d] = D->npairs;
+    for (int k0 = 0; k0 < nh;) {
+      const int src = block_of_element(L, out[k0] / Np), end = L->block_start[src + 1] * Np;
+      int k1 = k0;
+      while (k1 < nh && out[k1] < end) ++k1;
+      if (D->npairs == cap) cap *= 2, D->pair = realloc(D->pair, sizeof(insdg_pair_halo) * (size_t)cap);
+      INSDG_CHECK(D->pair);
+      insdg_pair_halo *p = &D->pair[D->npairs++];
+      p->src = src, p->dst = d, p->n = k1 - k0, p->dst_offset = k0;
+      p->src_node = insdg_malloc(sizeof(int) * (size_t)p->n);
+      for (int i = 0; i < p->n; ++i) p->src_node[i] = out[k0 + i] - L->block_start[src] * Np;
+      k0 = k1;
+    }
+    /* the owner keeps its rows, columns block-local then halo slots */
+    if (L->block_rank[d] == pmg->rank) {
+      const int nnz = A1->row_ptr[r1] - A1->row_ptr[r0];
+      insdg_csr *R = insdg_csr_create(r1 - r0, r1 - r0 + nh, nnz);
+      for (int i = r0; i <= r1; ++i) R->row_ptr[i - r0] = A1->row_ptr[i] - A1->row_ptr[r0];
+      for (int q = A1->row_ptr[r0]; q < A1->row_ptr[r1]; ++q) {
+        const int col = A1->col[q], at = q - A1->row_ptr[r0];
+        if (col >= r0 && col < r1) {
+          R->col[at] = col - r0;
+        } else {
+          const int *slot = bsearch(&col, out, (size_t)nh, sizeof(int), cmp_int);
+          INSDG_CHECK(slot);
+          R->col[at] = r1 - r0 + (int)(slot - out);
+        }
+        R->val[at] = A1->val[q];
+      }
+      D->rows[d] = R;   /* columns within a row stay sorted per part; matvec does not need more */
+    }
+    free(out);
+  }
+  D->pairs_into[B] = D->npairs;
+  D->buf = insdg_dfield_pair_buffers(c->Tp, D->pair, D->npairs, &D->buf_mem);
+  D->piece = insdg_calloc((size_t)B, sizeof(starpu_data_handle_t));
+  D->piece_mem = insdg_calloc((size_t)B, sizeof(double *));
+  for (int b = 0; b < B; ++b) {
+    const int nagg = D->agg_start[b + 1] - D->agg_start[b];
+    const int mine = L->block_rank[b] == pmg->rank;
+    D->piece_mem[b] = mine ? insdg_calloc((size_t)nagg, sizeof(double)) : NULL;
+    starpu_vector_data_register(&D->piece[b], mine ? STARPU_MAIN_RAM : -1, (uintptr_t)D->piece_mem[b], (uint32_t)nagg,
+                                sizeof(double));
+    starpu_mpi_data_register(D->piece[b], insdg_runtime_new_tag(), L->block_rank[b]);
+  }
+  const int nc = D->agg_start[B];
+  if (pmg->rank == 0) {   /* Ac = P^T A1 P with P piecewise constant on the global aggregates */
+    insdg_csr *P = insdg_csr_create(n1, nc, n1);
+    for (int b = 0; b < B; ++b)
+      for (int i = L->block_start[b] * Np; i < L->block_start[b + 1] * Np; ++i)
+        P->row_ptr[i + 1] = i + 1, P->col[i] = D->agg_start[b] + D->agg[i], P->val[i] = 1.0;
+    insdg_csr *R = insdg_csr_transpose(P);
+    D->Ac = insdg_csr_galerkin(R, A1, P);
+    insdg_csr_destroy(R), insdg_csr_destroy(P);
+    const insdg_amg_opts o = {.kcycle_levels = 1};   /* with the K-cycle step above: two K levels */
+    D->amg = insdg_amg_setup(D->Ac, &o);
+    pmg->coarse_mem = insdg_calloc((size_t)nc, sizeof(double));
+  }
+  starpu_vector_data_register(&pmg->coarse, pmg->rank == 0 ? STARPU_MAIN_RAM : -1, (uintptr_t)pmg->coarse_mem,
+                              (uint32_t)nc, sizeof(double));
+  starpu_mpi_data_register(pmg->coarse, insdg_runtime_new_tag(), 0);
+  insdg_csr_destroy(A1);
+}
+
 insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const signed char *bc, double lambda,
                             const insdg_pmg_opts *opts)
 {
@@ -297,29 +517,29 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
     level *v = &pmg->lev[l];
     v->P = insdg_malloc(sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np);
     insdg_ref_interp_matrix(pmg->lev[l + 1].ref, v->ref, v->P);
-    v->lambda_max = estimate_lambda_max(pmg, v);
   }
-  /* degree 1: assembled matrix and AMG on rank 0, and the whole-vector handle */
-  level *c = &pmg->lev[nd - 1];
-  const int n1 = c->L->mesh->K * c->ref->Np;
-  if (pmg->rank == 0) {
-    pmg->A1 = insdg_assemble_sipdg(c->L->mesh, c->op, bc, lambda);
-    pmg->amg = insdg_amg_setup(pmg->A1, NULL);
-    pmg->coarse_mem = insdg_calloc((size_t)n1, sizeof(double));
-  }
-  starpu_vector_data_register(&pmg->coarse, pmg->rank == 0 ? STARPU_MAIN_RAM : -1, (uintptr_t)pmg->coarse_mem,
-                              (uint32_t)n1, sizeof(double));
-  starpu_mpi_data_register(pmg->coarse, insdg_runtime_new_tag(), 0);
+  setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda);
+  for (int l = 0; l < nd; ++l) pmg->lev[l].lambda_max = estimate_lambda_max(pmg, &pmg->lev[l]);
   return pmg;
 }
 
 void insdg_pmg_destroy(insdg_pmg *pmg)
 {
   if (!pmg) return;
+  dist_level *D = &pmg->D;
+  const int B = pmg->lev[pmg->nlevels - 1].L->B;
   starpu_data_unregister(pmg->coarse);
   free(pmg->coarse_mem);
-  if (pmg->amg) insdg_amg_destroy(pmg->amg);
-  if (pmg->A1) insdg_csr_destroy(pmg->A1);
+  for (int b = 0; b < B; ++b) {
+    starpu_data_unregister(D->piece[b]), free(D->piece_mem[b]);
+    if (D->rows[b]) insdg_csr_destroy(D->rows[b]);
+  }
+  insdg_dfield_pair_buffers_free(D->npairs, D->buf, D->buf_mem);
+  for (int p = 0; p < D->npairs; ++p) free(D->pair[p].src_node);
+  free(D->pair), free(D->pairs_into), free(D->nhalo), free(D->agg), free(D->agg_start), free(D->rows);
+  free(D->piece), free(D->piece_mem);
+  if (D->amg) insdg_amg_destroy(D->amg);
+  if (D->Ac) insdg_csr_destroy(D->Ac);
   for (int l = 0; l < pmg->nlevels; ++l) {
     level *v = &pmg->lev[l];
     insdg_dfield *f[] = {v->x, v->b, v->r, v->d, v->z, v->Ad, v->ux, v->uy};
@@ -341,8 +561,12 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
     bytes += 8 * n * sizeof(double) / (size_t)v->Tp->size;   /* level fields, this rank's share */
     if (v->P) bytes += sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np;
   }
-  if (pmg->A1) bytes += insdg_csr_memory(pmg->A1) + insdg_amg_memory(pmg->amg) +
-                        sizeof(double) * (size_t)pmg->A1->nrows;
+  const dist_level *D = &pmg->D;
+  const insdg_layout *L1 = pmg->lev[pmg->nlevels - 1].L;
+  for (int b = 0; b < L1->B; ++b)
+    if (D->rows[b]) bytes += insdg_csr_memory(D->rows[b]) + sizeof(double) * (size_t)D->nhalo[b];
+  bytes += sizeof(int) * (size_t)L1->mesh->K * 3;   /* aggregates */
+  if (D->Ac) bytes += insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + sizeof(double) * (size_t)D->Ac->nrows;
   return bytes;
 }
 
@@ -353,5 +577,9 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
   fprintf(f, "; Chebyshev degree %d; lambda_max(D^-1 A):", pmg->cheb_degree);
   for (int l = 0; l + 1 < pmg->nlevels; ++l) fprintf(f, " %.3f", pmg->lev[l].lambda_max);
   fprintf(f, "\n");
-  if (pmg->amg) insdg_amg_print(pmg->amg, f);
+  const dist_level *D = &pmg->D;
+  const insdg_layout *L1 = pmg->lev[pmg->nlevels - 1].L;
+  fprintf(f, "degree-1 level: %d rows over %d blocks, %d column-halo pairs, %d block-local aggregates\n",
+          L1->mesh->K * 3, L1->B, D->npairs, D->agg_start[L1->B]);
+  if (D->amg) insdg_amg_print(D->amg, f);
 }

@@ -26,10 +26,12 @@ set_tests_properties(pcg_workers_bitwise pcg_ranks_roundoff pcg_blocks_roundoff 
 
 # pMG-AMG: iterations bounded (Poisson, Dirichlet, 1e-8), and the same decomposition
 # invariance as PCG above (flexible PCG, K-cycle AMG at degree 1)
-foreach(N 2 4 6)
-  add_test(NAME pmg_iterations_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 40)
+foreach(N 1 2 4 6)
+  add_test(NAME pmg_iterations_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 30)
   set_tests_properties(pmg_iterations_N${N} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 endforeach()
+add_test(NAME pmg_neumann_N3 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 3 12 4 30 neumann)
+set_tests_properties(pmg_neumann_N3 PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
   list(GET cfg 0 ranks)
   list(GET cfg 1 blocks)

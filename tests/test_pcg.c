@@ -9,7 +9,9 @@
  *                                     one Helmholtz solve (lambda = 1e4, inverse mass), or
  *                                     with pmg one Poisson solve (pMG-AMG); writes the
  *                                     iterations and the solution (original order) to FILE
- *   test_pcg pmg N NX NBLOCKS MAXIT   Poisson with pMG-AMG, at most MAXIT iterations
+ *   test_pcg pmg N NX NBLOCKS MAXIT [neumann]
+ *                                     Poisson (Dirichlet, or pure Neumann) with pMG-AMG, at
+ *                                     most MAXIT iterations
  *   test_pcg compare FILE_A FILE_B TOL ITDIFF
  *                                     solutions equal to TOL (relative), iterations within ITDIFF
  * u = sin(pi x) sin(pi y) + x/2 for Dirichlet problems (nonzero boundary data),
@@ -209,16 +211,16 @@ int main(int argc, char **argv)
     }
     free(sol);
     insdg_mesh_destroy(mesh);
-  } else if (argc == 6 && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT: Poisson with pMG-AMG */
+  } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT [neumann] */
     const int N = atoi(argv[2]), nx = atoi(argv[3]);
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
-    const problem pb = {"Poisson", 0.0, 0};
+    const problem pb = argc == 7 ? (problem){"Neumann", 0.0, 1} : (problem){"Poisson", 0.0, 0};
     double e;
     const int it = solve_with(mesh, N, atoi(argv[4]), &pb, 1e-8, PREC_PMG, &e, NULL);
     failures = it < 0 || it > atoi(argv[5]);
     if (insdg_runtime_rank() == 0)
-      printf("%s pMG-AMG N=%d K=%d: %d iterations (at most %s expected), L2 error %.3e\n", failures ? "FAIL" : "ok", N,
-             mesh->K, it, argv[5], e);
+      printf("%s pMG-AMG %s N=%d K=%d: %d iterations (at most %s expected), L2 error %.3e\n", failures ? "FAIL" : "ok",
+             pb.name, N, mesh->K, it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
     insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | compare A B TOL ITDIFF");
