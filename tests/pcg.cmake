@@ -1,7 +1,7 @@
 # PCG on the task graph: manufactured solutions (convergence) and decomposition invariance (mpi).
 add_executable(test_pcg test_pcg.c)
 target_link_libraries(test_pcg PRIVATE insdg_tasks)
-add_test(NAME pcg_convergence COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> converge 6)
+add_test(NAME pcg_convergence COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> converge 6 ${INSDG_TEST_MESHES}/hole41.msh)
 set_tests_properties(pcg_convergence PROPERTIES LABELS convergence ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 600)
 set(_d ${CMAKE_CURRENT_BINARY_DIR})
 foreach(cfg "1;1;2;w1" "1;7;2;w2" "3;7;1;r3")

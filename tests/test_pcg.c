@@ -1,10 +1,11 @@
 /* test_pcg.c -- PCG on the task graph against manufactured solutions.
  *
- *   test_pcg converge NMAX            Poisson (Dirichlet), Helmholtz (lambda = 10, Dirichlet)
- *                                     and pure-Neumann Poisson on three jittered meshes of
- *                                     the unit square (h, h/2, h/4) for N = 1..NMAX: L2
- *                                     errors, rates (asserted >= N + 1 - 0.3 on the finest
- *                                     pair), PCG iterations; prints a markdown table.
+ *   test_pcg converge NMAX MESH       Poisson (Dirichlet) and Helmholtz (lambda = 10,
+ *                                     Dirichlet) on MESH (unstructured) and its two uniform
+ *                                     refinements, pure-Neumann Poisson on three jittered
+ *                                     squares (h, h/2, h/4), N = 1..NMAX, PCG with pMG-AMG:
+ *                                     L2 errors, rates (asserted >= N + 1 - 0.3 on the finest
+ *                                     pair), iterations; prints a markdown table.
  *   test_pcg solve N NX NBLOCKS FILE [pmg]
  *                                     one Helmholtz solve (lambda = 1e4, inverse mass), or
  *                                     with pmg one Poisson solve (pMG-AMG); writes the
@@ -56,11 +57,6 @@ enum { PREC_INVMASS, PREC_PMG };
 static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
                       double *sol);
 
-static int solve(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, double *l2err, double *sol)
-{
-  return solve_with(mesh, N, nblocks, pb, rtol, PREC_INVMASS, l2err, sol);
-}
-
 static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
                       double *sol)
 {
@@ -103,7 +99,7 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   insdg_pmg *pmg = NULL;
   if (prec == PREC_PMG) {
     pmg = insdg_pmg_create(&T, mesh, bc, pb->lambda, NULL);
-    if (T.rank == 0) insdg_pmg_print(pmg, stdout);
+    if (T.rank == 0 && getenv("INSDG_VERBOSE")) insdg_pmg_print(pmg, stdout);
     P = (insdg_linop){insdg_pmg_apply, pmg};
   }
   insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG};
@@ -136,10 +132,17 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   return res.converged ? res.iterations : -1;
 }
 
-static int converge(int nmax)
+/* Dirichlet problems on the unstructured Gmsh mesh hole41.msh (a square with a hole,
+   236 triangles) and its two uniform refinements; pure Neumann on jittered squares
+   (its exact solution has a zero normal derivative on the square's sides only). */
+static int converge(int nmax, const char *hole_mesh)
 {
   const problem problems[3] = {{"Poisson", 0.0, 0}, {"Helmholtz", 10.0, 0}, {"Neumann", 0.0, 1}};
   const int nx[3] = {4, 8, 16};
+  char err[INSDG_ERRMSG_LEN];
+  insdg_mesh *hole[3];
+  if (insdg_mesh_read(hole_mesh, &hole[0], err, sizeof err)) insdg_die_user(err);
+  hole[1] = insdg_mesh_refine(hole[0]), hole[2] = insdg_mesh_refine(hole[1]);
   int failures = 0;
   const int rank = insdg_runtime_rank();
   if (rank == 0)
@@ -149,10 +152,10 @@ static int converge(int nmax)
       double e[3];
       int it[3];
       for (int k = 0; k < 3; ++k) {
-        insdg_mesh *mesh = insdg_mesh_rectangle(nx[k], nx[k], 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
-        it[k] = solve(mesh, N, 4, &problems[ip], 1e-13, &e[k], NULL);
+        insdg_mesh *mesh = problems[ip].neumann ? insdg_mesh_rectangle(nx[k], nx[k], 0.0, 1.0, 0.0, 1.0, 0.15, 17u) : hole[k];
+        it[k] = solve_with(mesh, N, 4, &problems[ip], 1e-13, PREC_PMG, &e[k], NULL);
         failures += it[k] < 0;
-        insdg_mesh_destroy(mesh);
+        if (problems[ip].neumann) insdg_mesh_destroy(mesh);
       }
       const double rate = log2(e[1] / e[2]);
       const int ok = rate >= N + 1 - 0.3;
@@ -162,6 +165,7 @@ static int converge(int nmax)
                ok ? "" : " FAIL", it[0], it[1], it[2]);
       fflush(stdout);
     }
+  for (int k = 0; k < 3; ++k) insdg_mesh_destroy(hole[k]);
   return failures;
 }
 
@@ -189,8 +193,8 @@ int main(int argc, char **argv)
   }
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   int failures = 0;
-  if (argc == 3 && !strcmp(argv[1], "converge")) {
-    failures = converge(atoi(argv[2]));
+  if (argc == 4 && !strcmp(argv[1], "converge")) {
+    failures = converge(atoi(argv[2]), argv[3]);
   } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "solve")) {
     const int N = atoi(argv[2]), nx = atoi(argv[3]), nblocks = atoi(argv[4]);
     const int prec = argc == 7 && !strcmp(argv[6], "pmg") ? PREC_PMG : PREC_INVMASS;
@@ -223,7 +227,7 @@ int main(int argc, char **argv)
              pb.name, N, mesh->K, it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();
