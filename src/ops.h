@@ -64,6 +64,17 @@ void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed c
 void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                          const insdg_vec_in *U, double *divu);
 
+/* The volume and surface halves of G and D (the task layer runs them as separate tasks,
+   so that volume work never waits for a halo): gradient = local_gradient then
+   gradient_surface (adds); divergence = divergence_volume (writes) then
+   divergence_surface (adds). The composition is bitwise the fused operator. */
+void insdg_op_gradient_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                               const double *p, const double *p_halo, double *px, double *py);
+void insdg_op_divergence_volume(const insdg_ops *op, const insdg_block *b, const double *u, const double *v,
+                                double *divu);
+void insdg_op_divergence_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                                 const insdg_vec_in *U, double *divu);
+
 /* ux, uy: insdg_op_local_gradient of u; *_halo: their exterior traces. */
 void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                     double lambda, const double *u, const double *ux, const double *uy,

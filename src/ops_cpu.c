@@ -63,6 +63,11 @@ typedef struct {
                    const double *, const double *, double *, double *);
   void (*divergence)(const insdg_ops *, const insdg_block *, const signed char *,
                      const insdg_vec_in *, double *);
+  void (*gradient_surface)(const insdg_ops *, const insdg_block *, const signed char *, const double *,
+                           const double *, const double *, double *, double *);
+  void (*divergence_volume)(const insdg_ops *, const insdg_block *, const double *, const double *, double *);
+  void (*divergence_surface)(const insdg_ops *, const insdg_block *, const signed char *, const insdg_vec_in *,
+                             double *);
   void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, const double *, double, const double *,
                 const double *, const double *, const double *, const double *, const double *,
                 double *);
@@ -72,7 +77,9 @@ typedef struct {
                       const insdg_vec_in *, const insdg_vec_in *, double *, double *);
 } kernel_table;
 
-#define ENTRY(n) {local_gradient##n, gradient##n, divergence##n, sipdg##n, adv_volume##n, adv_surface##n}
+#define ENTRY(n)                                                                                    \
+  {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
+   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -131,6 +138,24 @@ void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed
                          const insdg_vec_in *U, double *divu)
 {
   table_for(op, b)->divergence(op, b, bc, U, divu);
+}
+
+void insdg_op_gradient_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                               const double *p, const double *p_halo, double *px, double *py)
+{
+  table_for(op, b)->gradient_surface(op, b, bc, g, p, p_halo, px, py);
+}
+
+void insdg_op_divergence_volume(const insdg_ops *op, const insdg_block *b, const double *u, const double *v,
+                                double *divu)
+{
+  table_for(op, b)->divergence_volume(op, b, u, v, divu);
+}
+
+void insdg_op_divergence_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
+                                 const insdg_vec_in *U, double *divu)
+{
+  table_for(op, b)->divergence_surface(op, b, bc, U, divu);
 }
 
 void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc, double lambda,

@@ -16,7 +16,8 @@
 
 #include "error.h"
 
-enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT, OP_DIVERGENCE, OP_SIPDG, OP_ADV_VOLUME, OP_ADV_SURFACE };
+enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT_SURFACE, OP_DIVERGENCE_VOLUME, OP_DIVERGENCE_SURFACE, OP_SIPDG,
+               OP_ADV_VOLUME, OP_ADV_SURFACE };
 enum { MAX_FIELDS = 4 };
 
 typedef struct {
@@ -86,12 +87,15 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
     case OP_LOCAL_GRADIENT:
       insdg_op_local_gradient(a.op, a.b, in[0], out[0], out[1]);
       break;
-    case OP_GRADIENT:
-      insdg_op_gradient(a.op, a.b, a.bc, a.g[0], in[0], halo[0], out[0], out[1]);
+    case OP_GRADIENT_SURFACE:
+      insdg_op_gradient_surface(a.op, a.b, a.bc, a.g[0], in[0], halo[0], out[0], out[1]);
       break;
-    case OP_DIVERGENCE: {
+    case OP_DIVERGENCE_VOLUME:
+      insdg_op_divergence_volume(a.op, a.b, in[0], in[1], out[0]);
+      break;
+    case OP_DIVERGENCE_SURFACE: {
       insdg_vec_in U = {in[0], in[1], halo[0], halo[1], a.g[0], a.g[1]};
-      insdg_op_divergence(a.op, a.b, a.bc, &U, out[0]);
+      insdg_op_divergence_surface(a.op, a.b, a.bc, &U, out[0]);
       break;
     }
     case OP_SIPDG:
@@ -115,7 +119,8 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
 static struct starpu_codelet block_op_cl = {
     .cpu_funcs = {block_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
 
-static const char *op_name[] = {"local_gradient", "gradient", "divergence", "sipdg", "adv_volume", "adv_surface"};
+static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",
+                                "sipdg",              "adv_volume",       "adv_surface"};
 
 /* Submit kind on every block: inputs read, pair halos of the first nhalo_fields inputs
    read, outputs written (or read-written when accumulate, for the surface term). */
@@ -157,16 +162,19 @@ void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p
                          insdg_dfield *py)
 {
   insdg_task_pack(p);
-  op_args a = {.kind = OP_GRADIENT, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
-  submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 0, (const double *[]){g, 0, 0, 0});
+  insdg_task_local_gradient(p, px, py);   /* volume: no halo */
+  op_args a = {.kind = OP_GRADIENT_SURFACE, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
+  submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 1, (const double *[]){g, 0, 0, 0});
 }
 
 void insdg_task_divergence(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
                            insdg_dfield *v, insdg_dfield *divu)
 {
   insdg_task_pack(u), insdg_task_pack(v);
-  op_args a = {.kind = OP_DIVERGENCE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
-  submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, (const double *[]){gu, gv, 0, 0});
+  op_args vol = {.kind = OP_DIVERGENCE_VOLUME, .nin = 2, .nout = 1};
+  submit_block_ops(vol, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, NULL);
+  op_args a = {.kind = OP_DIVERGENCE_SURFACE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
+  submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
 }
 
 void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,

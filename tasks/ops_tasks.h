@@ -2,10 +2,14 @@
  *
  * Each call submits, for every block, the tasks that apply one operator (it returns
  * before they run). Operators that read exterior traces first submit the pack tasks of
- * their inputs: pack (s -> d) reads block s and writes the pair halo, and the operator
- * task of block d reads its pair halos, never its neighbours' blocks; so a block's
- * volume work never waits for a neighbour, and halo transfers between ranks (StarPU-MPI)
- * overlap other blocks' work.
+ * their inputs: pack (s -> d) reads block s and writes the pair halo. Each operator is a
+ * volume task that reads only its own block (local gradient, divergence volume,
+ * advection volume) and a surface task that reads the block's pair halos, never its
+ * neighbours' blocks, and adds to the volume result. So volume work never waits for a
+ * halo, and halo transfers between ranks (StarPU-MPI) overlap volume work. The SIPDG
+ * operator's halo-dependent part (lifting the jumps of u and grad u, then the volume
+ * derivative of the lifted field, eq. ellipticOp3) is one task after the local
+ * gradient; its volume half is the local gradient task.
  *
  * Static data (geometry, face maps, boundary codes and data) are read by the tasks from
  * host memory every rank holds: bc is [K][3] and g, gu, ... are [K][3Nfp] on the
