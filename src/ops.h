@@ -22,9 +22,11 @@
  *  - gradient / divergence: Dirichlet means the flux value is g (u* = g); Neumann means
  *    the interior value (u* = u-).  (For the pressure gradient, velocity walls and inflow
  *    are Neumann for p, and outflow is Dirichlet for p: paper §2.1.)
- *  - sipdg: Dirichlet: u+ = 2g - u-, grad u+ = grad u- (g = 0 in insdg_op_sipdg, which
- *    is linear); Neumann (homogeneous): u+ = u-, grad u+ = -grad u-. The affine part
- *    insdg_op_sipdg_data(u = 0, g) moves Dirichlet data to the right-hand side.
+ *  - sipdg: Dirichlet: u+ = 2g - u-, grad u+ = grad u-; Neumann: u+ = u-,
+ *    grad u+ = -grad u- + 2 g n, so that n.{grad u} = g (g = 0 in insdg_op_sipdg, which
+ *    is linear): on a Dirichlet face g is the value, on a Neumann face the normal
+ *    derivative. The affine part insdg_op_sipdg_data(u = 0, g) moves the data to the
+ *    right-hand side.
  *  - advection: Dirichlet: exterior value g; Neumann: exterior = interior.
  */
 #ifndef INSDG_OPS_H
@@ -81,7 +83,8 @@ void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char
                     const double *u_halo, const double *ux_halo, const double *uy_halo,
                     double *Au);
 
-/* The same with Dirichlet data g [K][3Nfp] (NULL: zero): A u + (the data's part). */
+/* The same with boundary data g [K][3Nfp] (NULL: zero): values on Dirichlet faces, normal
+   derivatives on Neumann faces: A u + (the data's part). */
 void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
                          double lambda, const double *u, const double *ux, const double *uy,
                          const double *u_halo, const double *ux_halo, const double *uy_halo, double *Au);

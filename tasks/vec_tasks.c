@@ -51,7 +51,7 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
 }
 
 /* ---- codelets -------------------------------------------------------------------------- */
-enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY };
+enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS };
 
 typedef struct {
   int kind;
@@ -125,6 +125,21 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       }
       break;
     }
+    case V_MASS: {   /* z = alpha J M r per element */
+      const insdg_ref *ref = a.op->ref;
+      const int Np = ref->Np;
+      const double *r = VEC(0);
+      double *z = VEC(1);
+      for (int e = 0; e < a.b->K; ++e) {
+        const double scale = a.alpha * a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
+        for (int i = 0; i < Np; ++i) {
+          double sum = 0;
+          for (int j = 0; j < Np; ++j) sum += ref->M[i * Np + j] * r[(size_t)e * Np + j];
+          z[(size_t)e * Np + i] = scale * sum;
+        }
+      }
+      break;
+    }
     case V_JACOBI: {
       const double *r = VEC(0);
       double *z = VEC(1);
@@ -155,7 +170,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
 }
 
 static struct starpu_codelet vec_cl = {.cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_vec"};
-static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce", "axpby"};
+static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce", "axpby", "mass"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -219,6 +234,12 @@ void insdg_task_sub(insdg_dfield *a, insdg_dfield *b, insdg_dfield *y)
 void insdg_task_inverse_mass(insdg_dfield *r, insdg_dfield *z)
 {
   per_block((vec_args){.kind = V_INVMASS}, (insdg_dfield *[]){r, z}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
+}
+
+void insdg_task_mass(double alpha, insdg_dfield *r, insdg_dfield *z)
+{
+  per_block((vec_args){.kind = V_MASS, .alpha = alpha}, (insdg_dfield *[]){r, z},
+            (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
 }
 
 void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z)

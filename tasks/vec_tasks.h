@@ -61,6 +61,8 @@ void insdg_task_sub(insdg_dfield *a, insdg_dfield *b, insdg_dfield *y);
    block-Jacobi preconditioner for the Helmholtz problem (scaled: PCG is invariant to a
    constant factor) */
 void insdg_task_inverse_mass(insdg_dfield *r, insdg_dfield *z);
+/* z = alpha J M r per element (the weak form of a nodal field) */
+void insdg_task_mass(double alpha, insdg_dfield *r, insdg_dfield *z);
 /* z = r .* dinv, dinv [K][Np] on the renumbered mesh (host memory every rank holds) */
 void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z);
 

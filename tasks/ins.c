@@ -1,0 +1,214 @@
+/* ins.c -- one BDF/EXT splitting step as tasks (ins.h). insdg_ins_step reads as the
+ * paper's four stages; history fields rotate by pointer, never by copy. */
+#include "ins.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "ops_tasks.h"
+
+enum { MAX_S = 3 };
+
+struct insdg_ins {
+  insdg_tasks *T;
+  insdg_ins_opts o;
+  double t;
+  int steps;
+  /* history, index 0 = newest: U^{n-i}, N(U^{n-i}), P^{n-i} */
+  insdg_dfield *u[MAX_S], *v[MAX_S], *nu_[MAX_S], *nv_[MAX_S], *p[MAX_S + 1];
+  double t_hist[MAX_S + 1];
+  /* scratch */
+  insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp;
+  /* boundary data, host, renumbered mesh */
+  double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
+  insdg_pmg *pmg;
+  insdg_sipdg_ctx helm, poisson;
+};
+
+/* BDF/EXT coefficients (Karniadakis et al. 1991), gamma, beta_i, alpha_i */
+static void bdf_ext(int S, double *gamma, double beta[MAX_S], double alpha[MAX_S])
+{
+  static const double g[4] = {0, 1.0, 1.5, 11.0 / 6.0};
+  static const double b[4][MAX_S] = {{0}, {1, 0, 0}, {2, -0.5, 0}, {3, -1.5, 1.0 / 3.0}};
+  static const double a[4][MAX_S] = {{0}, {1, 0, 0}, {2, -1, 0}, {3, -3, 1}};
+  *gamma = g[S];
+  memcpy(beta, b[S], sizeof b[S]);
+  memcpy(alpha, a[S], sizeof a[S]);
+}
+
+/* polynomial extrapolation of order k from equally spaced values: P* = sum c_i P^{n-i} */
+static void extrapolation(int k, double c[MAX_S + 1])
+{
+  static const double e[4][MAX_S + 1] = {{0}, {1, 0, 0, 0}, {2, -1, 0, 0}, {3, -3, 1, 0}};
+  memcpy(c, e[k], sizeof e[k]);
+}
+
+static insdg_dfield *field(insdg_tasks *T) { return insdg_dfield_create(T); }
+
+insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts)
+{
+  INSDG_CHECK(opts->S >= 1 && opts->S <= MAX_S && opts->dt > 0 && opts->nu > 0);
+  insdg_ins *ins = insdg_calloc(1, sizeof *ins);
+  ins->T = T, ins->o = *opts;
+  if (ins->o.pressure_extrapolation <= 0) ins->o.pressure_extrapolation = opts->S;
+  INSDG_CHECK(ins->o.pressure_extrapolation <= MAX_S);
+  for (int i = 0; i < MAX_S; ++i) ins->u[i] = field(T), ins->v[i] = field(T), ins->nu_[i] = field(T), ins->nv_[i] = field(T);
+  for (int i = 0; i <= MAX_S; ++i) ins->p[i] = field(T);
+  insdg_dfield **scratch[] = {&ins->uhat, &ins->vhat, &ins->pstar, &ins->gx, &ins->gy, &ins->rhs,
+                              &ins->div, &ins->dp, &ins->ux, &ins->uy, &ins->tmp};
+  for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) *scratch[k] = field(T);
+  const insdg_mesh *m = T->L->mesh;
+  const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
+  ins->gu = insdg_calloc(nf, sizeof(double)), ins->gv = insdg_calloc(nf, sizeof(double));
+  ins->gp = insdg_calloc(nf, sizeof(double)), ins->gphi = insdg_calloc(nf, sizeof(double));
+  ins->gpstar = insdg_calloc(nf, sizeof(double));
+  ins->hu = insdg_calloc(nf, sizeof(double)), ins->hv = insdg_calloc(nf, sizeof(double));
+  ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
+  for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
+  ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, NULL);
+  ins->poisson = (insdg_sipdg_ctx){opts->bc_p, 0.0, ins->ux, ins->uy};
+  return ins;
+}
+
+void insdg_ins_destroy(insdg_ins *ins)
+{
+  if (!ins) return;
+  for (int i = 0; i < MAX_S; ++i)
+    insdg_dfield_destroy(ins->u[i]), insdg_dfield_destroy(ins->v[i]), insdg_dfield_destroy(ins->nu_[i]),
+        insdg_dfield_destroy(ins->nv_[i]);
+  for (int i = 0; i <= MAX_S; ++i) insdg_dfield_destroy(ins->p[i]);
+  insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs,
+                             ins->div, ins->dp, ins->ux, ins->uy, ins->tmp};
+  for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
+  insdg_pmg_destroy(ins->pmg);
+  free(ins->gu), free(ins->gv), free(ins->gp), free(ins->gphi), free(ins->gpstar);
+  free(ins->hu), free(ins->hv), free(ins->helm_u), free(ins->helm_v);
+  for (int k = 0; k < 3; ++k) free(ins->scratch[k]);
+  free(ins);
+}
+
+/* N(U) of the newest velocity, with the boundary data of its time */
+static void advection_of_newest(insdg_ins *ins)
+{
+  ins->o.boundary(ins->o.boundary_ctx, ins->t, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[0], ins->v[0], ins->nu_[0], ins->nv_[0]);
+}
+
+void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, const double *p, double t0)
+{
+  insdg_dfield_set(ins->u[0], u), insdg_dfield_set(ins->v[0], v), insdg_dfield_set(ins->p[0], p);
+  ins->t = t0, ins->steps = 0;
+  for (int i = 0; i <= MAX_S; ++i) ins->t_hist[i] = t0;
+  advection_of_newest(ins);
+}
+
+static void rotate(insdg_dfield **hist, int n)
+{
+  insdg_dfield *oldest = hist[n - 1];
+  memmove(hist + 1, hist, sizeof(insdg_dfield *) * (size_t)(n - 1));
+  hist[0] = oldest;
+}
+
+/* solve A x = rhs for the velocity component (x holds U^n as the initial guess) */
+static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *iters)
+{
+  insdg_linop A = {insdg_sipdg_apply, &ins->helm}, P = {insdg_inverse_mass_apply, NULL};
+  const insdg_pcg_opts o = {.rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
+  const insdg_pcg_result r = insdg_pcg(ins->T, A, &P, rhs, x, &o);
+  *iters = r.iterations;
+  return r.converged;
+}
+
+int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
+{
+  const insdg_ins_opts *o = &ins->o;
+  const int S = ins->steps + 1 < o->S ? ins->steps + 1 : o->S;   /* lower-order start-up */
+  const int k = ins->steps + 1 < o->pressure_extrapolation ? ins->steps + 1 : o->pressure_extrapolation;
+  double gamma, beta[MAX_S], alpha[MAX_S], c[MAX_S + 1];
+  bdf_ext(S, &gamma, beta, alpha);
+  extrapolation(k, c);
+  const double dt = o->dt, t1 = ins->t + dt, lambda = gamma / (o->nu * dt);
+  const insdg_mesh *m = ins->T->L->mesh;
+  const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
+  /* Tasks read the boundary-data arrays from host memory when they run: let the last
+     step's tasks finish before this step rewrites them. */
+  insdg_tasks_wait(ins->T);
+
+  /* 1. Uhat = sum beta_i U^{n-i} - dt sum alpha_i N(U^{n-i})                (INS_TD_3_1) */
+  insdg_task_axpby(beta[0], ins->u[0], 0.0, ins->uhat), insdg_task_axpby(beta[0], ins->v[0], 0.0, ins->vhat);
+  for (int i = 1; i < S; ++i) insdg_task_axpby(beta[i], ins->u[i], 1.0, ins->uhat), insdg_task_axpby(beta[i], ins->v[i], 1.0, ins->vhat);
+  for (int i = 0; i < S; ++i)
+    insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
+
+  /* P* = sigma P^n, and its boundary data extrapolated the same way */
+  insdg_task_axpby(c[0], ins->p[0], 0.0, ins->pstar);
+  for (int i = 1; i < k; ++i) insdg_task_axpby(c[i], ins->p[i], 1.0, ins->pstar);
+  /* pressure data on Dirichlet-for-pressure faces: P* gets sigma p_D, dP gets the rest */
+  double *gpstar = ins->gpstar;
+  const int Nfp = m->ref->Nfp;
+  for (size_t q = 0; q < nf; ++q) gpstar[q] = 0;
+  for (int i = 0; i < k; ++i) {
+    o->boundary(o->boundary_ctx, ins->t_hist[i], ins->scratch[0], ins->scratch[1], ins->scratch[2], ins->hu, ins->hv);
+    for (size_t q = 0; q < nf; ++q) gpstar[q] += c[i] * ins->scratch[2][q];
+  }
+  o->boundary(o->boundary_ctx, t1, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);   /* data at t^{n+1} */
+  for (size_t q = 0; q < nf; ++q) {   /* per face: what each operator reads there */
+    const size_t face = q / (size_t)Nfp;
+    const int p_dirichlet = o->bc_p[face] == INSDG_BC_DIRICHLET, v_dirichlet = o->bc_vel[face] == INSDG_BC_DIRICHLET;
+    ins->gphi[q] = p_dirichlet ? ins->gp[q] - gpstar[q] : 0.0;   /* dP: value, else zero normal derivative */
+    ins->helm_u[q] = v_dirichlet ? ins->gu[q] : ins->hu[q];      /* Helmholtz: value or normal derivative */
+    ins->helm_v[q] = v_dirichlet ? ins->gv[q] : ins->hv[q];
+  }
+
+  /* 2. velocity Helmholtz: A Uhh = J M (Uhat/(nu dt) - G P* / nu) - A_g(0)      (INS_TD_3_2) */
+  insdg_task_gradient(o->bc_p, gpstar, ins->pstar, ins->gx, ins->gy);
+  ins->helm = (insdg_sipdg_ctx){o->bc_vel, lambda, ins->ux, ins->uy};
+  insdg_dfield *comp[2][4] = {{ins->uhat, ins->gx, ins->u[MAX_S - 1], ins->u[0]}, {ins->vhat, ins->gy, ins->v[MAX_S - 1], ins->v[0]}};
+  const double *gdata[2] = {ins->helm_u, ins->helm_v};
+  int ok = 1;
+  for (int d = 0; d < 2; ++d) {
+    insdg_dfield *hat = comp[d][0], *grad = comp[d][1], *x = comp[d][2];
+    insdg_task_axpby(1.0 / (o->nu * dt), hat, -1.0 / o->nu, grad);   /* grad <- rhs (nodal) */
+    insdg_task_mass(1.0, grad, ins->rhs);
+    insdg_task_axpby(0.0, hat, 0.0, ins->tmp);                       /* zero */
+    insdg_task_sipdg_data(o->bc_vel, gdata[d], lambda, ins->tmp, ins->ux, ins->uy, ins->div);
+    insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
+    insdg_task_copy(comp[d][3], x);                                  /* initial guess U^n */
+    ok &= helmholtz(ins, ins->rhs, x, &st->vel_iterations[d]);
+  }
+  insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
+
+  /* 3. pressure increment: A_0 dP = J M (-(gamma/dt) D Uhh) - A_gphi(0)      (INS_TD_3_3) */
+  insdg_task_divergence(o->bc_vel, ins->gu, ins->gv, uhh, vhh, ins->div);
+  insdg_task_mass(-gamma / dt, ins->div, ins->rhs);
+  insdg_task_axpby(0.0, ins->div, 0.0, ins->tmp);
+  insdg_task_sipdg_data(o->bc_p, ins->gphi, 0.0, ins->tmp, ins->ux, ins->uy, ins->div);
+  insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
+  insdg_task_axpby(0.0, ins->div, 0.0, ins->dp);
+  insdg_linop A0 = {insdg_sipdg_apply, &ins->poisson}, P = {insdg_pmg_apply, ins->pmg};
+  const insdg_pcg_opts po = {.rtol = o->p_tol, .maxit = o->p_maxit, .flexible = 1, .null_space = o->pure_neumann};
+  const insdg_pcg_result pr = insdg_pcg(ins->T, A0, &P, ins->rhs, ins->dp, &po);
+  st->p_iterations = pr.iterations;
+  ok &= pr.converged;
+
+  /* 4. U^{n+1} = Uhh - (dt/gamma) G dP;  P^{n+1} = P* + dP                     (INS_TD_3_4) */
+  insdg_task_gradient(o->bc_p, ins->gphi, ins->dp, ins->gx, ins->gy);
+  insdg_task_axpby(-dt / gamma, ins->gx, 1.0, uhh), insdg_task_axpby(-dt / gamma, ins->gy, 1.0, vhh);
+  rotate(ins->u, MAX_S), rotate(ins->v, MAX_S), rotate(ins->nu_, MAX_S), rotate(ins->nv_, MAX_S);
+  rotate(ins->p, MAX_S + 1);
+  insdg_task_axpby(1.0, ins->pstar, 0.0, ins->p[0]);
+  insdg_task_axpby(1.0, ins->dp, 1.0, ins->p[0]);
+  if (o->pure_neumann) insdg_pcg_fix_mean(ins->T, ins->p[0]);
+  memmove(ins->t_hist + 1, ins->t_hist, sizeof(double) * MAX_S);
+  ins->t = t1, ins->t_hist[0] = t1, ins->steps++;
+  advection_of_newest(ins);
+  st->converged = ok;
+  return !ok;
+}
+
+double insdg_ins_time(const insdg_ins *ins) { return ins->t; }
+int insdg_ins_steps(const insdg_ins *ins) { return ins->steps; }
+insdg_dfield *insdg_ins_u(insdg_ins *ins) { return ins->u[0]; }
+insdg_dfield *insdg_ins_v(insdg_ins *ins) { return ins->v[0]; }
+insdg_dfield *insdg_ins_p(insdg_ins *ins) { return ins->p[0]; }

@@ -1,0 +1,67 @@
+/* ins.h -- the incompressible Navier-Stokes time step of paper §2.2 on the task graph:
+ * BDF/EXT of order S = 1..3 with lower-order start-up and the algebraic splitting with
+ * pressure increment (eq. INS_TD_3_1-4):
+ *   1. Uhat  = sum_i beta_i U^{n-i} - dt sum_i alpha_i N(U^{n-i})          (INS_TD_3_1)
+ *   2. (-L + gamma/(nu dt)) Uhh = Uhat/(nu dt) - (1/nu) G P*                (INS_TD_3_2)
+ *      with P* = sigma P^n, the pressure extrapolated from the history
+ *   3. -L dP = -(gamma/dt) D Uhh                                            (INS_TD_3_3)
+ *   4. U^{n+1} = Uhh - (dt/gamma) G dP,   P^{n+1} = P* + dP                 (INS_TD_3_4)
+ * Velocity Helmholtz: PCG with the inverse mass matrix, one solve per component.
+ * Pressure: flexible PCG with pMG-AMG; pure Neumann (no outflow) projects out the
+ * constants and fixes the pressure's mean.
+ *
+ * Boundaries (per face, from the case): velocity Dirichlet on inflow and walls (data in
+ * x, y, t), outflow natural for velocity and Dirichlet for pressure. The boundary data
+ * come from a callback that fills face-node arrays [K][3Nfp] of the renumbered mesh.
+ *
+ * Fields live on the renumbered mesh of the task context's layout (partition.h).
+ */
+#ifndef INSDG_INS_H
+#define INSDG_INS_H
+
+#include "pcg.h"
+#include "pmg.h"
+
+typedef struct {
+  double nu, dt;
+  int S;                       /* BDF/EXT order 1..3 */
+  int pressure_extrapolation;  /* order k of P* (0: S); k = 1: P^n, 2: 2P^n - P^{n-1}, ... */
+  const signed char *bc_vel;   /* [K][3] Dirichlet (inflow, wall) / Neumann (outflow) */
+  const signed char *bc_p;     /* [K][3] Neumann (inflow, wall) / Dirichlet (outflow) */
+  int pure_neumann;            /* no Dirichlet pressure boundary anywhere */
+  /* boundary data at time t at the face nodes [K][3Nfp]: velocity values gu, gv (read on
+     velocity-Dirichlet faces), the normal derivatives hu, hv of the velocity (read on
+     outflow faces: zero for the natural condition) and the pressure gp (read on outflow
+     faces); other entries are ignored */
+  void (*boundary)(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv);
+  void *boundary_ctx;
+  double vel_tol, p_tol;
+  int vel_maxit, p_maxit;
+} insdg_ins_opts;
+
+typedef struct {
+  int vel_iterations[2], p_iterations;
+  int converged;               /* all three solves */
+} insdg_ins_stats;
+
+typedef struct insdg_ins insdg_ins;
+
+/* mesh: the ORIGINAL mesh (for the p-multigrid layouts); T: the task context */
+insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts);
+void insdg_ins_destroy(insdg_ins *ins);
+
+/* initial fields [K][Np] on the renumbered mesh, at time t0 */
+void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, const double *p, double t0);
+
+/* advance one step; returns 0, or 1 when a solve did not converge (the step is taken) */
+int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *stats);
+
+double insdg_ins_time(const insdg_ins *ins);
+int insdg_ins_steps(const insdg_ins *ins);
+
+/* the current fields (distributed) */
+insdg_dfield *insdg_ins_u(insdg_ins *ins);
+insdg_dfield *insdg_ins_v(insdg_ins *ins);
+insdg_dfield *insdg_ins_p(insdg_ins *ins);
+
+#endif

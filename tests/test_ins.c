@@ -1,0 +1,139 @@
+/* test_ins.c -- the Navier-Stokes step against the Taylor vortex (paper §4.1):
+ *   u = -sin(2 pi y) E, v = sin(2 pi x) E, p = -cos(2 pi x) cos(2 pi y) E^2, E = exp(-4 pi^2 nu t)
+ * on [-0.5, 0.5]^2, nu = 0.01, exact data on the inflow boundaries (bottom, top, left)
+ * and outflow (exact pressure) on the right.
+ *
+ *   test_ins temporal N NX T S        L2 errors of u at T for dt = T/10, T/20, T/40, T/80;
+ *                                     asserts the observed order on the last pair >= S - 0.3
+ *   test_ins run N NX T DT S          one run, prints the errors
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "ins.h"
+#include "mesh.h"
+#include "partition.h"
+#include "runtime.h"
+
+static const double PI = 3.14159265358979323846, NU = 0.01;
+
+static double E(double t) { return exp(-4 * PI * PI * NU * t); }
+static double u_ex(double x, double y, double t) { (void)x; return -sin(2 * PI * y) * E(t); }
+static double v_ex(double x, double y, double t) { (void)y; return sin(2 * PI * x) * E(t); }
+static double p_ex(double x, double y, double t) { return -cos(2 * PI * x) * cos(2 * PI * y) * E(t) * E(t); }
+
+typedef struct {
+  const insdg_mesh *m;   /* renumbered, geometry set */
+} bdata_ctx;
+
+/* exact values, and normal derivatives for the outflow */
+static void boundary(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
+{
+  const insdg_mesh *m = ((bdata_ctx *)ctx)->m;
+  const insdg_ref *r = m->ref;
+  for (int e = 0; e < m->K; ++e)
+    for (int k = 0; k < 3 * r->Nfp; ++k) {
+      const size_t node = (size_t)e * r->Np + r->face_nodes[k], q = (size_t)e * 3 * r->Nfp + k;
+      const double *sg = m->sgeo + ((size_t)e * 3 + k / r->Nfp) * INSDG_NSGEO;
+      const double x = m->x[node], y = m->y[node];
+      gu[q] = u_ex(x, y, t), gv[q] = v_ex(x, y, t), gp[q] = p_ex(x, y, t);
+      /* grad u = (0, -2 pi cos(2 pi y) E), grad v = (2 pi cos(2 pi x) E, 0) */
+      hu[q] = sg[INSDG_NY] * (-2 * PI * cos(2 * PI * y) * E(t));
+      hv[q] = sg[INSDG_NX] * (2 * PI * cos(2 * PI * x) * E(t));
+    }
+}
+
+/* relative L2 errors of u and p at the final time */
+static void run(int N, int nx, double T, double dt, int S, double *eu, double *ep, int *maxit_p)
+{
+  char err[INSDG_ERRMSG_LEN];
+  insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
+  insdg_ref *ref = insdg_ref_create(N);
+  insdg_ops *op = insdg_ops_create(ref);
+  insdg_layout *L;
+  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), 4 * insdg_runtime_size(), &L, err, sizeof err))
+    insdg_die_user(err);
+  insdg_tasks T_;
+  insdg_tasks_init(&T_, L, op);
+  const insdg_mesh *m = L->mesh;
+  const int right = insdg_mesh_boundary(m, "right");
+  signed char *bc_vel = insdg_malloc(3 * (size_t)m->K), *bc_p = insdg_malloc(3 * (size_t)m->K);
+  for (int i = 0; i < 3 * m->K; ++i) {
+    const int b = m->face_bnd[i];
+    bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+    bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
+  }
+  bdata_ctx bctx = {m};
+  insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
+                      .boundary_ctx = &bctx, .vel_tol = 1e-12, .p_tol = 1e-12, .vel_maxit = 2000, .p_maxit = 500};
+  insdg_ins *ins = insdg_ins_create(&T_, mesh, &o);
+  const size_t n = (size_t)m->K * ref->Np;
+  double *u = insdg_malloc(sizeof(double) * n), *v = insdg_malloc(sizeof(double) * n), *p = insdg_malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i) u[i] = u_ex(m->x[i], m->y[i], 0), v[i] = v_ex(m->x[i], m->y[i], 0), p[i] = p_ex(m->x[i], m->y[i], 0);
+  insdg_ins_set_initial(ins, u, v, p, 0.0);
+  const int nsteps = (int)lround(T / dt);
+  *maxit_p = 0;
+  for (int s = 0; s < nsteps; ++s) {
+    insdg_ins_stats st;
+    if (insdg_ins_step(ins, &st)) insdg_internal_error(__FILE__, __LINE__, "a solve did not converge");
+    if (st.p_iterations > *maxit_p) *maxit_p = st.p_iterations;
+  }
+  /* errors on the original mesh */
+  insdg_dfield_gather(insdg_ins_u(ins), u), insdg_dfield_gather(insdg_ins_p(ins), p);
+  insdg_mesh_set_ref(mesh, ref);
+  const double t = insdg_ins_time(ins);
+  double su = 0, nu_ = 0, sp = 0, np_ = 0;
+  const int Np = ref->Np;
+  for (int e = 0; e < mesh->K; ++e)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) {
+        const size_t a = (size_t)e * Np + i, b = (size_t)e * Np + j;
+        const double w = mesh->vgeo[e * INSDG_NVGEO + INSDG_J] * ref->M[i * Np + j];
+        const double ua = u_ex(mesh->x[a], mesh->y[a], t), ub = u_ex(mesh->x[b], mesh->y[b], t);
+        const double pa = p_ex(mesh->x[a], mesh->y[a], t), pb = p_ex(mesh->x[b], mesh->y[b], t);
+        su += w * (u[a] - ua) * (u[b] - ub), nu_ += w * ua * ub;
+        sp += w * (p[a] - pa) * (p[b] - pb), np_ += w * pa * pb;
+      }
+  *eu = sqrt(su / nu_), *ep = sqrt(sp / np_);
+  free(u), free(v), free(p), free(bc_vel), free(bc_p);
+  insdg_ins_destroy(ins);
+  insdg_layout_destroy(L);
+  insdg_ops_destroy(op);
+  insdg_ref_destroy(ref);
+  insdg_mesh_destroy(mesh);
+}
+
+int main(int argc, char **argv)
+{
+  char err[INSDG_ERRMSG_LEN];
+  if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
+  const int rank = insdg_runtime_rank();
+  int failures = 0;
+  if (argc == 6 && !strcmp(argv[1], "temporal")) {
+    const int N = atoi(argv[2]), nx = atoi(argv[3]), S = atoi(argv[5]);
+    const double T = atof(argv[4]);
+    double prev = 0;
+    for (int k = 0; k < 4; ++k) {
+      const double dt = T / (10 << k);
+      double eu, ep;
+      int itp;
+      run(N, nx, T, dt, S, &eu, &ep, &itp);
+      const double rate = k ? log2(prev / eu) : 0;
+      if (rank == 0) printf("N=%d S=%d dt=%.5f  |u| rel %.3e  |p| rel %.3e  order %.2f  (max p iterations %d)\n", N, S, dt, eu, ep, rate, itp);
+      if (k == 3 && rate < S - 0.3) failures++, rank == 0 ? printf("FAIL: order %.2f < %d - 0.3\n", rate, S) : 0;
+      prev = eu;
+    }
+  } else if (argc == 7 && !strcmp(argv[1], "run")) {
+    double eu, ep;
+    int itp;
+    run(atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atof(argv[5]), atoi(argv[6]), &eu, &ep, &itp);
+    if (rank == 0) printf("|u| rel %.3e  |p| rel %.3e  (max p iterations %d)\n", eu, ep, itp);
+  } else {
+    insdg_die_user("usage: test_ins temporal N NX T S | run N NX T DT S");
+  }
+  insdg_runtime_shutdown();
+  return failures ? 1 : 0;
+}
