@@ -183,7 +183,11 @@ static insdg_expr *expr_compile(const char *text, const insdg_case_constant *con
   for (int i = 0; i < nconsts; i++) mupDefineConst(e->parser, consts[i].name, consts[i].value);
   if (allow_xyt)
     for (int i = 0; i < 3; i++) mupDefineVar(e->parser, variable_names[i], &e->xyt[i]);
-  INSDG_CHECK(!mupError(e->parser));
+  if (mupError(e->parser)) {   /* muparser accepts every identifier; this is a safeguard */
+    snprintf(why, whylen, "cannot define the names of this case: %s", mupGetErrorMsg(e->parser));
+    expr_free(e);
+    return NULL;
+  }
   mupSetExpr(e->parser, text);
   if (check_used_names(e, consts, nconsts, allow_xyt, why, whylen) != 0 ||
       check_parses(e, why, whylen) != 0) {

@@ -22,6 +22,7 @@ struct insdg_ins {
   insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp;
   /* boundary data, host, renumbered mesh */
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
+  double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   insdg_pmg *pmg;
   insdg_sipdg_ctx helm, poisson;
 };
@@ -36,6 +37,15 @@ static void bdf_ext(int S, double *gamma, double beta[MAX_S], double alpha[MAX_S
   memcpy(beta, b[S], sizeof b[S]);
   memcpy(alpha, a[S], sizeof a[S]);
 }
+
+/* LSERK4 (Carpenter & Kennedy 1994, five stages) */
+static const double rk4a[5] = {0.0, -567301805773.0 / 1357537059087.0, -2404267990393.0 / 2016746695238.0,
+                               -3550918686646.0 / 2091501179385.0, -1275806237668.0 / 842570457699.0};
+static const double rk4b[5] = {1432997174477.0 / 9575080441755.0, 5161836677717.0 / 13612068292357.0,
+                               1720146321549.0 / 2090206949498.0, 3134564353537.0 / 4481467310338.0,
+                               2277821191437.0 / 14882151754819.0};
+static const double rk4c[5] = {0.0, 1432997174477.0 / 9575080441755.0, 2526269341429.0 / 6820363962896.0,
+                               2006345519317.0 / 3224310063776.0, 2802321613138.0 / 2924317926251.0};
 
 /* polynomial extrapolation of order k from equally spaced values: P* = sum c_i P^{n-i} */
 static void extrapolation(int k, double c[MAX_S + 1])
@@ -66,6 +76,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->hu = insdg_calloc(nf, sizeof(double)), ins->hv = insdg_calloc(nf, sizeof(double));
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
+  for (int k = 0; k < 20; ++k) ins->stage_g[k] = opts->Ns > 0 ? insdg_calloc(nf, sizeof(double)) : NULL;
   ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, NULL);
   ins->poisson = (insdg_sipdg_ctx){opts->bc_p, 0.0, ins->ux, ins->uy};
   return ins;
@@ -85,12 +96,64 @@ void insdg_ins_destroy(insdg_ins *ins)
   free(ins->gu), free(ins->gv), free(ins->gp), free(ins->gphi), free(ins->gpstar);
   free(ins->hu), free(ins->hv), free(ins->helm_u), free(ins->helm_v);
   for (int k = 0; k < 3; ++k) free(ins->scratch[k]);
+  for (int k = 0; k < 20; ++k) free(ins->stage_g[k]);
   free(ins);
+}
+
+/* Lagrange weights at time tau of the nodes t_hist[0..n-1] */
+static void lagrange(int n, const double *tn, double tau, double *w)
+{
+  for (int i = 0; i < n; ++i) {
+    w[i] = 1.0;
+    for (int j = 0; j < n; ++j)
+      if (j != i) w[i] *= (tau - tn[j]) / (tn[i] - tn[j]);
+  }
+}
+
+/* Stage 1 with subcycling: W advected from t^{n-S+1} to t^{n+1}, beta_i U^{n-i} added at
+   t^{n-i}; the result in (uhat, vhat). Dirichlet data of W: (sum of the betas added) g. */
+static void subcycle(insdg_ins *ins, int S, const double *beta)
+{
+  const insdg_ins_opts *o = &ins->o;
+  const int Ns = o->Ns;
+  const insdg_mesh *m = ins->T->L->mesh;
+  const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
+  insdg_dfield *wu = ins->uhat, *wv = ins->vhat, *ru = ins->gx, *rv = ins->gy;
+  insdg_dfield *ubar = ins->rhs, *vbar = ins->div, *nu = ins->nu_[0], *nv = ins->nv_[0];
+  double *gub = ins->scratch[0], *gvb = ins->scratch[1], *gwu = ins->helm_u, *gwv = ins->helm_v, *unused = ins->scratch[2];
+  double beta_sum = 0;
+  for (int j = S - 1; j >= 0; --j) {   /* interval [t^{n-j}, t^{n-j+1}] */
+    if (j == S - 1) insdg_task_axpby(beta[j], ins->u[j], 0.0, wu), insdg_task_axpby(beta[j], ins->v[j], 0.0, wv);
+    else insdg_task_axpby(beta[j], ins->u[j], 1.0, wu), insdg_task_axpby(beta[j], ins->v[j], 1.0, wv);
+    beta_sum += beta[j];
+    const double t0 = ins->t_hist[j], t1 = j > 0 ? ins->t_hist[j - 1] : ins->t + o->dt, dts = (t1 - t0) / Ns;
+    insdg_task_axpby(0.0, wu, 0.0, ru), insdg_task_axpby(0.0, wv, 0.0, rv);
+    for (int s = 0; s < Ns; ++s) {
+      insdg_tasks_wait(ins->T);   /* the stage data arrays below are rewritten per substep */
+      for (int st = 0; st < 5; ++st) {
+        const double tau = t0 + (s + rk4c[st]) * dts;
+        double w[MAX_S];
+        lagrange(S, ins->t_hist, tau, w);
+        insdg_task_axpby(w[0], ins->u[0], 0.0, ubar), insdg_task_axpby(w[0], ins->v[0], 0.0, vbar);
+        for (int i = 1; i < S; ++i) insdg_task_axpby(w[i], ins->u[i], 1.0, ubar), insdg_task_axpby(w[i], ins->v[i], 1.0, vbar);
+        o->boundary(o->boundary_ctx, tau, gub + 0, gvb + 0, unused, ins->hu, ins->hv);
+        double *gs_u = ins->stage_g[2 * st], *gs_v = ins->stage_g[2 * st + 1];
+        for (size_t q = 0; q < nf; ++q) gs_u[q] = beta_sum * gub[q], gs_v[q] = beta_sum * gvb[q];
+        double *gb_u = ins->stage_g[10 + 2 * st], *gb_v = ins->stage_g[10 + 2 * st + 1];
+        memcpy(gb_u, gub, sizeof(double) * nf), memcpy(gb_v, gvb, sizeof(double) * nf);
+        insdg_task_subcycle(o->bc_vel, gb_u, gb_v, gs_u, gs_v, ubar, vbar, wu, wv, nu, nv);
+        insdg_task_axpby(-dts, nu, rk4a[st], ru), insdg_task_axpby(-dts, nv, rk4a[st], rv);
+        insdg_task_axpby(rk4b[st], ru, 1.0, wu), insdg_task_axpby(rk4b[st], rv, 1.0, wv);
+      }
+    }
+  }
+  (void)gwu, (void)gwv;
 }
 
 /* N(U) of the newest velocity, with the boundary data of its time */
 static void advection_of_newest(insdg_ins *ins)
 {
+  if (ins->o.Ns > 0) return;   /* subcycling needs no N history */
   ins->o.boundary(ins->o.boundary_ctx, ins->t, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[0], ins->v[0], ins->nu_[0], ins->nv_[0]);
 }
@@ -135,11 +198,16 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
      step's tasks finish before this step rewrites them. */
   insdg_tasks_wait(ins->T);
 
-  /* 1. Uhat = sum beta_i U^{n-i} - dt sum alpha_i N(U^{n-i})                (INS_TD_3_1) */
-  insdg_task_axpby(beta[0], ins->u[0], 0.0, ins->uhat), insdg_task_axpby(beta[0], ins->v[0], 0.0, ins->vhat);
-  for (int i = 1; i < S; ++i) insdg_task_axpby(beta[i], ins->u[i], 1.0, ins->uhat), insdg_task_axpby(beta[i], ins->v[i], 1.0, ins->vhat);
-  for (int i = 0; i < S; ++i)
-    insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
+  /* 1. Uhat = sum beta_i U^{n-i} - dt sum alpha_i N(U^{n-i})                (INS_TD_3_1)
+        or, subcycled, sum beta_i Utilde^{n-i}                                  (§2.3) */
+  if (o->Ns > 0) {
+    subcycle(ins, S, beta);
+  } else {
+    insdg_task_axpby(beta[0], ins->u[0], 0.0, ins->uhat), insdg_task_axpby(beta[0], ins->v[0], 0.0, ins->vhat);
+    for (int i = 1; i < S; ++i) insdg_task_axpby(beta[i], ins->u[i], 1.0, ins->uhat), insdg_task_axpby(beta[i], ins->v[i], 1.0, ins->vhat);
+    for (int i = 0; i < S; ++i)
+      insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
+  }
 
   /* P* = sigma P^n, and its boundary data extrapolated the same way */
   insdg_task_axpby(c[0], ins->p[0], 0.0, ins->pstar);

@@ -6,6 +6,11 @@
  *      with P* = sigma P^n, the pressure extrapolated from the history
  *   3. -L dP = -(gamma/dt) D Uhh                                            (INS_TD_3_3)
  *   4. U^{n+1} = Uhh - (dt/gamma) G dP,   P^{n+1} = P* + dP                 (INS_TD_3_4)
+ * With Ns > 0, stage 1 is semi-Lagrangian (paper §2.3): Uhat = sum_i beta_i Utilde^{n-i},
+ * each U^{n-i} advected to t^{n+1} by dU/dt = -Ntilde(Ubar, U) with LSERK4 and Ns
+ * substeps per step, Ubar the polynomial through U^{n-i} at t^{n-i} (i < S); by
+ * linearity the weighted sum is advected at once, adding beta_i U^{n-i} as it passes
+ * t^{n-i}, so a step costs S Ns substeps.
  * Velocity Helmholtz: PCG with the inverse mass matrix, one solve per component.
  * Pressure: flexible PCG with pMG-AMG; pure Neumann (no outflow) projects out the
  * constants and fixes the pressure's mean.
@@ -25,6 +30,7 @@
 typedef struct {
   double nu, dt;
   int S;                       /* BDF/EXT order 1..3 */
+  int Ns;                      /* subcycling: LSERK4 substeps per step (paper §2.3); 0: EXT advection */
   int pressure_extrapolation;  /* order k of P* (0: S); k = 1: P^n, 2: 2P^n - P^{n-1}, ... */
   const signed char *bc_vel;   /* [K][3] Dirichlet (inflow, wall) / Neumann (outflow) */
   const signed char *bc_p;     /* [K][3] Neumann (inflow, wall) / Dirichlet (outflow) */

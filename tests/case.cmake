@@ -54,8 +54,8 @@ while(_bad)
   list(POP_FRONT _bad _name _names _regex)
   set(_cmd $<TARGET_FILE:case_check>\;${INSDG_TEST_CASES}/${_name}.ini)
   if(NOT _names STREQUAL "-")
-    string(REPLACE "," "\\;" _names "${_names}")
-    set(_cmd "${_cmd}\\;${_names}")
+    string(REPLACE "," ";" _names "${_names}")
+    set(_cmd "${_cmd};${_names}")
   endif()
   add_test(NAME case_cli_${_name}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DREGEX=^insdg: error: .*/${_regex}"

@@ -458,7 +458,8 @@ static void test_value_errors(void)
 {
   char text[PATH_MAX + 256];
   snprintf(text, sizeof text, "[case]\nmesh = %s\norder = 0\n", mesh);
-  expect_error_text("order0.ini", text, strlen(text), ":3: [case] order: 0 is out of range (1..15)");
+  expect_error_text("order0.ini", text, strlen(text),
+                    ":3: [case] order: 0 is out of range (1..15)");
   snprintf(text, sizeof text, "[case]\nmesh = %s\norder = 3.5\n", mesh);
   expect_error_text("order_real.ini", text, strlen(text),
                     ":3: [case] order: '3.5' is not an integer");
@@ -491,7 +492,8 @@ static void test_value_errors(void)
 
 static void test_boundary_errors(void)
 {
-  expect_error("no_type.ini", "[boundary.in]\nu = 1\n", ":9: [boundary.in] type: missing required key");
+  expect_error("no_type.ini", "[boundary.in]\nu = 1\n",
+               ":9: [boundary.in] type: missing required key");
   expect_error("inflow_p.ini", "[boundary.in]\ntype = inflow\nu = 1\nv = 0\np = 1\n",
                ":13: [boundary.in] p: not allowed on an inflow boundary");
   expect_error("wall_u.ini", "[boundary.in]\ntype = wall\nu = 1\n",

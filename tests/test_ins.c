@@ -3,9 +3,10 @@
  * on [-0.5, 0.5]^2, nu = 0.01, exact data on the inflow boundaries (bottom, top, left)
  * and outflow (exact pressure) on the right.
  *
- *   test_ins temporal N NX T S        L2 errors of u at T for dt = T/10, T/20, T/40, T/80;
- *                                     asserts the observed order on the last pair >= S - 0.3
- *   test_ins run N NX T DT S          one run, prints the errors
+ *   test_ins temporal N NX T S [NS]   L2 errors of u at T for dt = T/10, T/20, T/40, T/80
+ *                                     (NS subcycles per step, default 0); asserts the
+ *                                     observed order on the last pair >= S - 0.3
+ *   test_ins run N NX T DT S [NS]     one run, prints the errors
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ static void boundary(void *ctx, double t, double *gu, double *gv, double *gp, do
 }
 
 /* relative L2 errors of u and p at the final time */
-static void run(int N, int nx, double T, double dt, int S, double *eu, double *ep, int *maxit_p)
+static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, double *ep, int *maxit_p)
 {
   char err[INSDG_ERRMSG_LEN];
   insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
@@ -67,7 +68,7 @@ static void run(int N, int nx, double T, double dt, int S, double *eu, double *e
     bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
   }
   bdata_ctx bctx = {m};
-  insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
+  insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
                       .boundary_ctx = &bctx, .vel_tol = 1e-12, .p_tol = 1e-12, .vel_maxit = 2000, .p_maxit = 500};
   insdg_ins *ins = insdg_ins_create(&T_, mesh, &o);
   const size_t n = (size_t)m->K * ref->Np;
@@ -80,6 +81,12 @@ static void run(int N, int nx, double T, double dt, int S, double *eu, double *e
     insdg_ins_stats st;
     if (insdg_ins_step(ins, &st)) insdg_internal_error(__FILE__, __LINE__, "a solve did not converge");
     if (st.p_iterations > *maxit_p) *maxit_p = st.p_iterations;
+    if (getenv("INSDG_TRACE")) {   /* per-step trace for debugging: max |u| */
+      insdg_dfield_gather(insdg_ins_u(ins), u);
+      double umax = 0;
+      for (size_t i = 0; i < n; ++i) umax = fmax(umax, fabs(u[i]));
+      if (insdg_runtime_rank() == 0) printf("step %d t %.4f max|u| %.6e p its %d v its %d %d\n", s + 1, insdg_ins_time(ins), umax, st.p_iterations, st.vel_iterations[0], st.vel_iterations[1]);
+    }
   }
   /* errors on the original mesh */
   insdg_dfield_gather(insdg_ins_u(ins), u), insdg_dfield_gather(insdg_ins_p(ins), p);
@@ -112,27 +119,27 @@ int main(int argc, char **argv)
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   const int rank = insdg_runtime_rank();
   int failures = 0;
-  if (argc == 6 && !strcmp(argv[1], "temporal")) {
-    const int N = atoi(argv[2]), nx = atoi(argv[3]), S = atoi(argv[5]);
+  if ((argc == 6 || argc == 7) && !strcmp(argv[1], "temporal")) {
+    const int N = atoi(argv[2]), nx = atoi(argv[3]), S = atoi(argv[5]), Ns = argc == 7 ? atoi(argv[6]) : 0;
     const double T = atof(argv[4]);
     double prev = 0;
     for (int k = 0; k < 4; ++k) {
       const double dt = T / (10 << k);
       double eu, ep;
       int itp;
-      run(N, nx, T, dt, S, &eu, &ep, &itp);
+      run(N, nx, T, dt, S, Ns, &eu, &ep, &itp);
       const double rate = k ? log2(prev / eu) : 0;
-      if (rank == 0) printf("N=%d S=%d dt=%.5f  |u| rel %.3e  |p| rel %.3e  order %.2f  (max p iterations %d)\n", N, S, dt, eu, ep, rate, itp);
+      if (rank == 0) printf("N=%d S=%d Ns=%d dt=%.5f  |u| rel %.3e  |p| rel %.3e  order %.2f  (max p iterations %d)\n", N, S, Ns, dt, eu, ep, rate, itp);
       if (k == 3 && rate < S - 0.3) failures++, rank == 0 ? printf("FAIL: order %.2f < %d - 0.3\n", rate, S) : 0;
       prev = eu;
     }
-  } else if (argc == 7 && !strcmp(argv[1], "run")) {
+  } else if ((argc == 7 || argc == 8) && !strcmp(argv[1], "run")) {
     double eu, ep;
     int itp;
-    run(atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atof(argv[5]), atoi(argv[6]), &eu, &ep, &itp);
+    run(atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atof(argv[5]), atoi(argv[6]), argc == 8 ? atoi(argv[7]) : 0, &eu, &ep, &itp);
     if (rank == 0) printf("|u| rel %.3e  |p| rel %.3e  (max p iterations %d)\n", eu, ep, itp);
   } else {
-    insdg_die_user("usage: test_ins temporal N NX T S | run N NX T DT S");
+    insdg_die_user("usage: test_ins temporal N NX T S [NS] | run N NX T DT S [NS]");
   }
   insdg_runtime_shutdown();
   return failures ? 1 : 0;
