@@ -313,7 +313,12 @@ static void coarse_solve(const insdg_amg *amg, int nc, const double *r, double *
 {
   if (!amg->singular) {
     memcpy(z, r, sizeof(double) * (size_t)nc);
-    INSDG_CHECK(LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', nc, 1, amg->dense, nc, z, nc) == 0);
+    const lapack_int info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', nc, 1, amg->dense, nc, z, nc);
+    /* LAPACKE refuses a right-hand side with NaN or Inf (-7): a diverged outer solve. Pass
+       the NaN on so that the Krylov method reports the failure, instead of aborting. */
+    INSDG_CHECK(info == 0 || info == -7);
+    if (info == -7)
+      for (int i = 0; i < nc; ++i) z[i] = NAN;
     return;
   }
   const double *V = amg->dense;   /* column k = eigenvector k */

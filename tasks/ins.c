@@ -121,6 +121,10 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
   insdg_dfield *wu = ins->uhat, *wv = ins->vhat, *ru = ins->gx, *rv = ins->gy;
   insdg_dfield *ubar = ins->rhs, *vbar = ins->div, *nu = ins->nu_[0], *nv = ins->nv_[0];
   double *gub = ins->scratch[0], *gvb = ins->scratch[1], *gwu = ins->helm_u, *gwv = ins->helm_v, *unused = ins->scratch[2];
+  /* Ubar: the polynomial of degree S through U^{n-i}, i = 0..S (paper §2.3), as far as the
+     history (and the MAX_S slots) reaches */
+  int npts = S + 1 < ins->steps + 1 ? S + 1 : ins->steps + 1;
+  if (npts > MAX_S) npts = MAX_S;
   double beta_sum = 0;
   for (int j = S - 1; j >= 0; --j) {   /* interval [t^{n-j}, t^{n-j+1}] */
     if (j == S - 1) insdg_task_axpby(beta[j], ins->u[j], 0.0, wu), insdg_task_axpby(beta[j], ins->v[j], 0.0, wv);
@@ -132,10 +136,10 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
       insdg_tasks_wait(ins->T);   /* the stage data arrays below are rewritten per substep */
       for (int st = 0; st < 5; ++st) {
         const double tau = t0 + (s + rk4c[st]) * dts;
-        double w[MAX_S];
-        lagrange(S, ins->t_hist, tau, w);
+        double w[MAX_S] = {0};
+        lagrange(npts, ins->t_hist, tau, w);
         insdg_task_axpby(w[0], ins->u[0], 0.0, ubar), insdg_task_axpby(w[0], ins->v[0], 0.0, vbar);
-        for (int i = 1; i < S; ++i) insdg_task_axpby(w[i], ins->u[i], 1.0, ubar), insdg_task_axpby(w[i], ins->v[i], 1.0, vbar);
+        for (int i = 1; i < npts; ++i) insdg_task_axpby(w[i], ins->u[i], 1.0, ubar), insdg_task_axpby(w[i], ins->v[i], 1.0, vbar);
         o->boundary(o->boundary_ctx, tau, gub + 0, gvb + 0, unused, ins->hu, ins->hv);
         double *gs_u = ins->stage_g[2 * st], *gs_v = ins->stage_g[2 * st + 1];
         for (size_t q = 0; q < nf; ++q) gs_u[q] = beta_sum * gub[q], gs_v[q] = beta_sum * gvb[q];
@@ -273,6 +277,32 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   advection_of_newest(ins);
   st->converged = ok;
   return !ok;
+}
+
+int insdg_ins_state(insdg_ins *ins, insdg_dfield **fields, const char **names)
+{
+  static const char *un[MAX_S] = {"u0", "u1", "u2"}, *vn[MAX_S] = {"v0", "v1", "v2"};
+  static const char *nun[MAX_S] = {"Nu0", "Nu1", "Nu2"}, *nvn[MAX_S] = {"Nv0", "Nv1", "Nv2"};
+  static const char *pn[MAX_S + 1] = {"p0", "p1", "p2", "p3"};
+  int n = 0;
+  for (int i = 0; i < MAX_S; ++i) fields[n] = ins->u[i], names[n++] = un[i], fields[n] = ins->v[i], names[n++] = vn[i];
+  if (ins->o.Ns == 0)   /* the EXT history of N(U) */
+    for (int i = 0; i < MAX_S; ++i) fields[n] = ins->nu_[i], names[n++] = nun[i], fields[n] = ins->nv_[i], names[n++] = nvn[i];
+  for (int i = 0; i <= MAX_S; ++i) fields[n] = ins->p[i], names[n++] = pn[i];
+  INSDG_CHECK(n <= INSDG_INS_MAX_STATE);
+  return n;
+}
+
+void insdg_ins_state_times(const insdg_ins *ins, double *t, int *steps, double *t_hist)
+{
+  *t = ins->t, *steps = ins->steps;
+  memcpy(t_hist, ins->t_hist, sizeof(double) * (MAX_S + 1));
+}
+
+void insdg_ins_restore_state(insdg_ins *ins, double t, int steps, const double *t_hist)
+{
+  ins->t = t, ins->steps = steps;
+  memcpy(ins->t_hist, t_hist, sizeof(double) * (MAX_S + 1));
 }
 
 double insdg_ins_time(const insdg_ins *ins) { return ins->t; }

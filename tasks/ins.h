@@ -65,6 +65,16 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *stats);
 double insdg_ins_time(const insdg_ins *ins);
 int insdg_ins_steps(const insdg_ins *ins);
 
+/* The whole state the scheme needs to continue (for checkpoint and restart): the history
+   fields in a fixed order with names, and the times. insdg_ins_state lists them (at most
+   INSDG_INS_MAX_STATE); after writing the fields' values back (insdg_dfield_set),
+   insdg_ins_restore_state sets the times and step count, so that the next step is
+   bitwise the step an uninterrupted run would take. */
+enum { INSDG_INS_MAX_STATE = 16 };
+int insdg_ins_state(insdg_ins *ins, insdg_dfield **fields, const char **names);
+void insdg_ins_state_times(const insdg_ins *ins, double *t, int *steps, double *t_hist /* [4] */);
+void insdg_ins_restore_state(insdg_ins *ins, double t, int steps, const double *t_hist /* [4] */);
+
 /* the current fields (distributed) */
 insdg_dfield *insdg_ins_u(insdg_ins *ins);
 insdg_dfield *insdg_ins_v(insdg_ins *ins);

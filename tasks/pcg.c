@@ -74,7 +74,7 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
   const double target = o->rtol * (bnorm > 0 ? bnorm : 1.0);
 
   insdg_pcg_result res = {rnorm <= target, 0, rnorm / (bnorm > 0 ? bnorm : 1.0)};
-  while (!res.converged && res.iterations < o->maxit) {
+  while (!res.converged && isfinite(rnorm) && res.iterations < o->maxit) {
     ++res.iterations;
     A.apply(A.ctx, p, Ap);
     insdg_task_dots((insdg_dfield *[]){p}, (insdg_dfield *[]){Ap}, pAp);
@@ -92,6 +92,7 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
     rnorm = sqrt(insdg_dscalar_get(rz_new, 1));                /* the one wait */
     res.relres = rnorm / (bnorm > 0 ? bnorm : 1.0);
     res.converged = rnorm <= target;
+    if (!isfinite(rnorm)) break;   /* diverged (NaN or Inf): not converged, stop now */
     if (o->verbose && T->rank == 0) printf("pcg %4d  %.3e\n", res.iterations, res.relres);
     if (res.converged) break;
     /* p = z + beta p: beta = r.z / r_old.z_old (flexible: (r - r_prev).z / r_old.z_old) */

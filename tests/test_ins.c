@@ -3,9 +3,10 @@
  * on [-0.5, 0.5]^2, nu = 0.01, exact data on the inflow boundaries (bottom, top, left)
  * and outflow (exact pressure) on the right.
  *
- *   test_ins temporal N NX T S [NS]   L2 errors of u at T for dt = T/10, T/20, T/40, T/80
- *                                     (NS subcycles per step, default 0); asserts the
- *                                     observed order on the last pair >= S - 0.3
+ *   test_ins temporal N NX T S [NS [M]]
+ *                                     L2 errors of u at T for dt = T/M, T/2M, T/4M, T/8M
+ *                                     (M = 10; NS subcycles per step, default 0); asserts
+ *                                     the observed order on the last pair >= S - 0.3
  *   test_ins run N NX T DT S [NS]     one run, prints the errors
  */
 #include <math.h>
@@ -119,12 +120,13 @@ int main(int argc, char **argv)
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   const int rank = insdg_runtime_rank();
   int failures = 0;
-  if ((argc == 6 || argc == 7) && !strcmp(argv[1], "temporal")) {
-    const int N = atoi(argv[2]), nx = atoi(argv[3]), S = atoi(argv[5]), Ns = argc == 7 ? atoi(argv[6]) : 0;
+  if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "temporal")) {
+    const int N = atoi(argv[2]), nx = atoi(argv[3]), S = atoi(argv[5]), Ns = argc >= 7 ? atoi(argv[6]) : 0;
+    const int steps0 = argc == 8 ? atoi(argv[7]) : 10;
     const double T = atof(argv[4]);
     double prev = 0;
     for (int k = 0; k < 4; ++k) {
-      const double dt = T / (10 << k);
+      const double dt = T / (steps0 << k);
       double eu, ep;
       int itp;
       run(N, nx, T, dt, S, Ns, &eu, &ep, &itp);
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
     run(atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atof(argv[5]), atoi(argv[6]), argc == 8 ? atoi(argv[7]) : 0, &eu, &ep, &itp);
     if (rank == 0) printf("|u| rel %.3e  |p| rel %.3e  (max p iterations %d)\n", eu, ep, itp);
   } else {
-    insdg_die_user("usage: test_ins temporal N NX T S [NS] | run N NX T DT S [NS]");
+    insdg_die_user("usage: test_ins temporal N NX T S [NS [M]] | run N NX T DT S [NS]");
   }
   insdg_runtime_shutdown();
   return failures ? 1 : 0;
