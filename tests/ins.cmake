@@ -11,3 +11,19 @@ foreach(cfg "1;0;0.4" "2;0;0.4" "2;2;0.2")
            temporal 6 4 ${T} ${S} ${Ns})
   set_tests_properties(ins_taylor_temporal_S${S}_Ns${Ns} PROPERTIES LABELS convergence ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 600)
 endforeach()
+
+# checkpoint/restart: bitwise equal to an uninterrupted run (EXT and subcycled), and the
+# same checkpoint continued on 3 ranks equal to round-off
+set(_d ${CMAKE_CURRENT_BINARY_DIR})
+foreach(Ns 0 1)
+  add_test(NAME ins_restart_bitwise_Ns${Ns} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_ins>
+           restart 4 4 0.01 2 ${Ns} 3 ${_d}/ckpt_Ns${Ns}.nc ${_d}/restart1_Ns${Ns}.bin)
+  set_tests_properties(ins_restart_bitwise_Ns${Ns} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300
+                       FIXTURES_SETUP ckpt_Ns${Ns} PASS_REGULAR_EXPRESSION "ok: restarted run is bitwise equal")
+endforeach()
+add_test(NAME ins_restart_3ranks COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:test_ins>
+         continue 4 4 0.01 2 0 3 ${_d}/ckpt_Ns0.nc ${_d}/restart3_Ns0.bin)
+set_tests_properties(ins_restart_3ranks PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300
+                     FIXTURES_REQUIRED ckpt_Ns0 FIXTURES_SETUP ckpt3)
+add_test(NAME ins_restart_3ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/restart1_Ns0.bin ${_d}/restart3_Ns0.bin 1e-10 0)
+set_tests_properties(ins_restart_3ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED "ckpt_Ns0;ckpt3")

@@ -8,6 +8,11 @@
  *                                     (M = 10; NS subcycles per step, default 0); asserts
  *                                     the observed order on the last pair >= S - 0.3
  *   test_ins run N NX T DT S [NS]     one run, prints the errors
+ *   test_ins restart N NX DT S NS M CKPT DUMP
+ *                                     2M steps straight vs M steps, checkpoint, restart, M
+ *                                     steps: asserts bitwise equality; keeps CKPT, dumps u
+ *   test_ins continue N NX DT S NS M CKPT DUMP
+ *                                     restart from CKPT (any rank count), M steps, dump u
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "checkpoint.h"
 #include "ins.h"
 #include "mesh.h"
 #include "partition.h"
@@ -114,6 +120,77 @@ static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, d
   insdg_mesh_destroy(mesh);
 }
 
+/* Restart: A = 2m steps straight; B = m steps, checkpoint, a fresh stepper restarted from
+   it, m more steps. mode 0: both in this process (asserts bitwise equality) and the
+   checkpoint kept in ckpt; mode 1: only "restart from ckpt, m steps". The final u, in
+   original element order, goes to dump (int 0, then the values). Returns failures. */
+static int restart_test(int mode, int N, int nx, double dt, int S, int Ns, int m, const char *ckpt, const char *dump)
+{
+  char err[INSDG_ERRMSG_LEN];
+  insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
+  insdg_ref *ref = insdg_ref_create(N);
+  insdg_ops *op = insdg_ops_create(ref);
+  insdg_layout *L;
+  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), 4 * insdg_runtime_size(), &L, err, sizeof err))
+    insdg_die_user(err);
+  insdg_tasks T;
+  insdg_tasks_init(&T, L, op);
+  const insdg_mesh *rm = L->mesh;
+  const int right = insdg_mesh_boundary(rm, "right");
+  signed char *bc_vel = insdg_malloc(3 * (size_t)rm->K), *bc_p = insdg_malloc(3 * (size_t)rm->K);
+  for (int i = 0; i < 3 * rm->K; ++i) {
+    const int b = rm->face_bnd[i];
+    bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+    bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
+  }
+  bdata_ctx bctx = {rm};
+  const insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
+                            .boundary_ctx = &bctx, .vel_tol = 1e-12, .p_tol = 1e-12, .vel_maxit = 2000, .p_maxit = 500};
+  const insdg_checkpoint_info info = {N, rm->K, S, Ns, dt};
+  const size_t n = (size_t)rm->K * ref->Np;
+  double *u = insdg_malloc(sizeof(double) * n), *v = insdg_malloc(sizeof(double) * n), *p = insdg_malloc(sizeof(double) * n);
+  double *ua = insdg_malloc(sizeof(double) * n), *ub = insdg_malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i) u[i] = u_ex(rm->x[i], rm->y[i], 0), v[i] = v_ex(rm->x[i], rm->y[i], 0), p[i] = p_ex(rm->x[i], rm->y[i], 0);
+  insdg_ins_stats st;
+  int failures = 0;
+  if (mode == 0) {
+    insdg_ins *a = insdg_ins_create(&T, mesh, &o);
+    insdg_ins_set_initial(a, u, v, p, 0.0);
+    for (int s = 0; s < 2 * m; ++s) insdg_ins_step(a, &st);
+    insdg_dfield_gather(insdg_ins_u(a), ua);
+    insdg_ins_destroy(a);
+    insdg_ins *b = insdg_ins_create(&T, mesh, &o);
+    insdg_ins_set_initial(b, u, v, p, 0.0);
+    for (int s = 0; s < m; ++s) insdg_ins_step(b, &st);
+    if (insdg_checkpoint_write(ckpt, &T, b, &info, err, sizeof err)) insdg_die_user(err);
+    insdg_ins_destroy(b);
+  }
+  insdg_ins *c = insdg_ins_create(&T, mesh, &o);
+  insdg_ins_set_initial(c, u, v, p, 0.0);   /* overwritten by the checkpoint */
+  if (insdg_checkpoint_read(ckpt, &T, c, &info, err, sizeof err)) insdg_die_user(err);
+  for (int s = 0; s < m; ++s) insdg_ins_step(c, &st);
+  insdg_dfield_gather(insdg_ins_u(c), ub);
+  insdg_ins_destroy(c);
+  if (mode == 0) {
+    const int same = memcmp(ua, ub, sizeof(double) * n) == 0;
+    failures += !same;
+    if (T.rank == 0) printf("%s: restarted run %s the uninterrupted one after %d + %d steps\n", same ? "ok" : "FAIL",
+                            same ? "is bitwise equal to" : "DIFFERS from", m, m);
+  }
+  if (T.rank == 0 && dump) {
+    FILE *f = fopen(dump, "wb");
+    const int zero = 0;
+    INSDG_CHECK(f && fwrite(&zero, sizeof zero, 1, f) == 1 && fwrite(ub, sizeof(double), n, f) == n);
+    fclose(f);
+  }
+  free(u), free(v), free(p), free(ua), free(ub), free(bc_vel), free(bc_p);
+  insdg_layout_destroy(L);
+  insdg_ops_destroy(op);
+  insdg_ref_destroy(ref);
+  insdg_mesh_destroy(mesh);
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   char err[INSDG_ERRMSG_LEN];
@@ -140,6 +217,10 @@ int main(int argc, char **argv)
     int itp;
     run(atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atof(argv[5]), atoi(argv[6]), argc == 8 ? atoi(argv[7]) : 0, &eu, &ep, &itp);
     if (rank == 0) printf("|u| rel %.3e  |p| rel %.3e  (max p iterations %d)\n", eu, ep, itp);
+  } else if (argc == 10 && (!strcmp(argv[1], "restart") || !strcmp(argv[1], "continue"))) {
+    /* restart|continue N NX DT S NS M CKPT DUMP */
+    failures = restart_test(!strcmp(argv[1], "continue"), atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atoi(argv[5]),
+                            atoi(argv[6]), atoi(argv[7]), argv[8], argv[9]);
   } else {
     insdg_die_user("usage: test_ins temporal N NX T S [NS [M]] | run N NX T DT S [NS]");
   }
