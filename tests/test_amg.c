@@ -27,17 +27,7 @@
 #include "ops.h"
 #include "ref_tri.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      ++failures;                                                           \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                           \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
-  } while (0)
+#include "expect.h"
 
 static double *dalloc(size_t n) { return insdg_calloc(n > 0 ? n : 1, sizeof(double)); }
 

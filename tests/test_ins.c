@@ -54,34 +54,72 @@ static void boundary(void *ctx, double t, double *gu, double *gv, double *gp, do
     }
 }
 
+/* The Taylor vortex problem on a jittered nx x nx mesh, cut into 4 blocks per rank. */
+typedef struct {
+  insdg_mesh *mesh;   /* original */
+  insdg_ref *ref;
+  insdg_ops *op;
+  insdg_layout *L;
+  insdg_tasks T;
+  signed char *bc_vel, *bc_p;
+  bdata_ctx bctx;
+  insdg_ins_opts o;
+  double *u0, *v0, *p0;   /* initial fields, renumbered mesh */
+} problem;
+
+static void problem_create(problem *pb, int N, int nx, double dt, int S, int Ns)
+{
+  char err[INSDG_ERRMSG_LEN];
+  pb->mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
+  pb->ref = insdg_ref_create(N);
+  pb->op = insdg_ops_create(pb->ref);
+  if (insdg_layout_create(pb->mesh, pb->ref, insdg_runtime_size(), 4 * insdg_runtime_size(), &pb->L, err, sizeof err))
+    insdg_die_user(err);
+  insdg_tasks_init(&pb->T, pb->L, pb->op);
+  const insdg_mesh *m = pb->L->mesh;
+  const int right = insdg_mesh_boundary(m, "right");
+  pb->bc_vel = insdg_malloc(3 * (size_t)m->K), pb->bc_p = insdg_malloc(3 * (size_t)m->K);
+  for (int i = 0; i < 3 * m->K; ++i) {
+    const int b = m->face_bnd[i];
+    pb->bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+    pb->bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
+  }
+  pb->bctx.m = m;
+  pb->o = (insdg_ins_opts){.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = pb->bc_vel, .bc_p = pb->bc_p,
+                           .boundary = boundary, .boundary_ctx = &pb->bctx, .vel_tol = 1e-12, .p_tol = 1e-12,
+                           .vel_maxit = 2000, .p_maxit = 500};
+  const size_t n = (size_t)m->K * pb->ref->Np;
+  pb->u0 = insdg_malloc(sizeof(double) * n), pb->v0 = insdg_malloc(sizeof(double) * n), pb->p0 = insdg_malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i)
+    pb->u0[i] = u_ex(m->x[i], m->y[i], 0), pb->v0[i] = v_ex(m->x[i], m->y[i], 0), pb->p0[i] = p_ex(m->x[i], m->y[i], 0);
+}
+
+static insdg_ins *problem_stepper(problem *pb)
+{
+  insdg_ins *ins = insdg_ins_create(&pb->T, pb->mesh, &pb->o);
+  insdg_ins_set_initial(ins, pb->u0, pb->v0, pb->p0, 0.0);
+  return ins;
+}
+
+static void problem_destroy(problem *pb)
+{
+  free(pb->bc_vel), free(pb->bc_p), free(pb->u0), free(pb->v0), free(pb->p0);
+  insdg_layout_destroy(pb->L);
+  insdg_ops_destroy(pb->op);
+  insdg_ref_destroy(pb->ref);
+  insdg_mesh_destroy(pb->mesh);
+}
+
 /* relative L2 errors of u and p at the final time */
 static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, double *ep, int *maxit_p)
 {
-  char err[INSDG_ERRMSG_LEN];
-  insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
-  insdg_ref *ref = insdg_ref_create(N);
-  insdg_ops *op = insdg_ops_create(ref);
-  insdg_layout *L;
-  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), 4 * insdg_runtime_size(), &L, err, sizeof err))
-    insdg_die_user(err);
-  insdg_tasks T_;
-  insdg_tasks_init(&T_, L, op);
-  const insdg_mesh *m = L->mesh;
-  const int right = insdg_mesh_boundary(m, "right");
-  signed char *bc_vel = insdg_malloc(3 * (size_t)m->K), *bc_p = insdg_malloc(3 * (size_t)m->K);
-  for (int i = 0; i < 3 * m->K; ++i) {
-    const int b = m->face_bnd[i];
-    bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
-    bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
-  }
-  bdata_ctx bctx = {m};
-  insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
-                      .boundary_ctx = &bctx, .vel_tol = 1e-12, .p_tol = 1e-12, .vel_maxit = 2000, .p_maxit = 500};
-  insdg_ins *ins = insdg_ins_create(&T_, mesh, &o);
-  const size_t n = (size_t)m->K * ref->Np;
+  problem pb;
+  problem_create(&pb, N, nx, dt, S, Ns);
+  insdg_ins *ins = problem_stepper(&pb);
+  insdg_mesh *mesh = pb.mesh;
+  insdg_ref *ref = pb.ref;
+  const size_t n = (size_t)mesh->K * ref->Np;
   double *u = insdg_malloc(sizeof(double) * n), *v = insdg_malloc(sizeof(double) * n), *p = insdg_malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) u[i] = u_ex(m->x[i], m->y[i], 0), v[i] = v_ex(m->x[i], m->y[i], 0), p[i] = p_ex(m->x[i], m->y[i], 0);
-  insdg_ins_set_initial(ins, u, v, p, 0.0);
   const int nsteps = (int)lround(T / dt);
   *maxit_p = 0;
   for (int s = 0; s < nsteps; ++s) {
@@ -112,12 +150,9 @@ static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, d
         sp += w * (p[a] - pa) * (p[b] - pb), np_ += w * pa * pb;
       }
   *eu = sqrt(su / nu_), *ep = sqrt(sp / np_);
-  free(u), free(v), free(p), free(bc_vel), free(bc_p);
+  free(u), free(v), free(p);
   insdg_ins_destroy(ins);
-  insdg_layout_destroy(L);
-  insdg_ops_destroy(op);
-  insdg_ref_destroy(ref);
-  insdg_mesh_destroy(mesh);
+  problem_destroy(&pb);
 }
 
 /* Restart: A = 2m steps straight; B = m steps, checkpoint, a fresh stepper restarted from
@@ -127,67 +162,42 @@ static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, d
 static int restart_test(int mode, int N, int nx, double dt, int S, int Ns, int m, const char *ckpt, const char *dump)
 {
   char err[INSDG_ERRMSG_LEN];
-  insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, -0.5, 0.5, -0.5, 0.5, 0.15, 23u);
-  insdg_ref *ref = insdg_ref_create(N);
-  insdg_ops *op = insdg_ops_create(ref);
-  insdg_layout *L;
-  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), 4 * insdg_runtime_size(), &L, err, sizeof err))
-    insdg_die_user(err);
-  insdg_tasks T;
-  insdg_tasks_init(&T, L, op);
-  const insdg_mesh *rm = L->mesh;
-  const int right = insdg_mesh_boundary(rm, "right");
-  signed char *bc_vel = insdg_malloc(3 * (size_t)rm->K), *bc_p = insdg_malloc(3 * (size_t)rm->K);
-  for (int i = 0; i < 3 * rm->K; ++i) {
-    const int b = rm->face_bnd[i];
-    bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
-    bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : b == right ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
-  }
-  bdata_ctx bctx = {rm};
-  const insdg_ins_opts o = {.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = bc_vel, .bc_p = bc_p, .boundary = boundary,
-                            .boundary_ctx = &bctx, .vel_tol = 1e-12, .p_tol = 1e-12, .vel_maxit = 2000, .p_maxit = 500};
-  const insdg_checkpoint_info info = {N, rm->K, S, Ns, dt};
-  const size_t n = (size_t)rm->K * ref->Np;
-  double *u = insdg_malloc(sizeof(double) * n), *v = insdg_malloc(sizeof(double) * n), *p = insdg_malloc(sizeof(double) * n);
+  problem pb;
+  problem_create(&pb, N, nx, dt, S, Ns);
+  const insdg_checkpoint_info info = {N, pb.L->mesh->K, S, Ns, dt};
+  const size_t n = (size_t)pb.L->mesh->K * pb.ref->Np;
   double *ua = insdg_malloc(sizeof(double) * n), *ub = insdg_malloc(sizeof(double) * n);
-  for (size_t i = 0; i < n; ++i) u[i] = u_ex(rm->x[i], rm->y[i], 0), v[i] = v_ex(rm->x[i], rm->y[i], 0), p[i] = p_ex(rm->x[i], rm->y[i], 0);
   insdg_ins_stats st;
   int failures = 0;
   if (mode == 0) {
-    insdg_ins *a = insdg_ins_create(&T, mesh, &o);
-    insdg_ins_set_initial(a, u, v, p, 0.0);
+    insdg_ins *a = problem_stepper(&pb);
     for (int s = 0; s < 2 * m; ++s) insdg_ins_step(a, &st);
     insdg_dfield_gather(insdg_ins_u(a), ua);
     insdg_ins_destroy(a);
-    insdg_ins *b = insdg_ins_create(&T, mesh, &o);
-    insdg_ins_set_initial(b, u, v, p, 0.0);
+    insdg_ins *b = problem_stepper(&pb);
     for (int s = 0; s < m; ++s) insdg_ins_step(b, &st);
-    if (insdg_checkpoint_write(ckpt, &T, b, &info, err, sizeof err)) insdg_die_user(err);
+    if (insdg_checkpoint_write(ckpt, &pb.T, b, &info, err, sizeof err)) insdg_die_user(err);
     insdg_ins_destroy(b);
   }
-  insdg_ins *c = insdg_ins_create(&T, mesh, &o);
-  insdg_ins_set_initial(c, u, v, p, 0.0);   /* overwritten by the checkpoint */
-  if (insdg_checkpoint_read(ckpt, &T, c, &info, err, sizeof err)) insdg_die_user(err);
+  insdg_ins *c = problem_stepper(&pb);   /* its initial state is overwritten by the checkpoint */
+  if (insdg_checkpoint_read(ckpt, &pb.T, c, &info, err, sizeof err)) insdg_die_user(err);
   for (int s = 0; s < m; ++s) insdg_ins_step(c, &st);
   insdg_dfield_gather(insdg_ins_u(c), ub);
   insdg_ins_destroy(c);
   if (mode == 0) {
     const int same = memcmp(ua, ub, sizeof(double) * n) == 0;
     failures += !same;
-    if (T.rank == 0) printf("%s: restarted run %s the uninterrupted one after %d + %d steps\n", same ? "ok" : "FAIL",
+    if (pb.T.rank == 0) printf("%s: restarted run %s the uninterrupted one after %d + %d steps\n", same ? "ok" : "FAIL",
                             same ? "is bitwise equal to" : "DIFFERS from", m, m);
   }
-  if (T.rank == 0 && dump) {
+  if (pb.T.rank == 0 && dump) {
     FILE *f = fopen(dump, "wb");
     const int zero = 0;
     INSDG_CHECK(f && fwrite(&zero, sizeof zero, 1, f) == 1 && fwrite(ub, sizeof(double), n, f) == n);
     fclose(f);
   }
-  free(u), free(v), free(p), free(ua), free(ub), free(bc_vel), free(bc_p);
-  insdg_layout_destroy(L);
-  insdg_ops_destroy(op);
-  insdg_ref_destroy(ref);
-  insdg_mesh_destroy(mesh);
+  free(ua), free(ub);
+  problem_destroy(&pb);
   return failures;
 }
 

@@ -26,17 +26,7 @@
 #include "poly.h"
 #include "ref_tri.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      ++failures;                                                           \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                           \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
-  } while (0)
+#include "expect.h"
 
 static double maxabs(const double *a, size_t n)
 {

@@ -26,17 +26,7 @@
 #include "partition.h"
 #include "ref_tri.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      ++failures;                                                           \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                           \
-      printf(__VA_ARGS__);                                                  \
-      printf("\n");                                                         \
-    }                                                                       \
-  } while (0)
+#include "expect.h"
 
 /* (ranks, total blocks) */
 static const int configs[][2] = {{1, 1}, {1, 7}, {3, 3}, {3, 7}, {3, 21}, {2, 8}};
