@@ -255,6 +255,51 @@ static void test_sipdg_consistency(insdg_mesh *m, insdg_ops *op, const char *lab
   insdg_block_destroy(b);
 }
 
+
+/* With exact boundary data (values on Dirichlet faces, normal derivatives on Neumann
+   faces) the affine operator A_g u equals J M (-Lap u + lambda u) on EVERY element for u
+   of degree <= N: checks the boundary treatment of insdg_op_sipdg_data, both kinds. */
+static void test_sipdg_boundary_data(insdg_mesh *m, insdg_ops *op, const char *label)
+{
+  const insdg_ref *r = m->ref;
+  const int Np = r->Np, Nfp = r->Nfp;
+  const size_t n = (size_t)m->K * Np, nf = (size_t)m->K * 3 * Nfp;
+  insdg_block *b = insdg_block_create(m, 0, m->K);
+  signed char codes[INSDG_MAX_BOUNDARIES], *bc = insdg_malloc(3 * (size_t)m->K);
+  for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = i % 2 ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+  insdg_block_bc_codes(b, codes, bc);
+  double *u = dalloc(n), *ux = dalloc(n), *uy = dalloc(n), *Au = dalloc(n), *rhs = dalloc(n), *g = dalloc(nf);
+  unsigned seed = 321u + r->N;
+  const double lambda = 2.0;
+  poly P = poly_random(r->N, &seed);
+  sample(m, &P, 0, 0, u);
+  for (size_t i = 0; i < n; ++i)
+    rhs[i] = -poly_eval(&P, 2, 0, m->x[i], m->y[i]) - poly_eval(&P, 0, 2, m->x[i], m->y[i]) + lambda * u[i];
+  for (int e = 0; e < m->K; ++e)
+    for (int k = 0; k < 3 * Nfp; ++k) {
+      const int f = k / Nfp;
+      const size_t node = (size_t)e * Np + r->face_nodes[k];
+      const double *sg = m->sgeo + ((size_t)e * 3 + f) * INSDG_NSGEO, x = m->x[node], y = m->y[node];
+      g[(size_t)e * 3 * Nfp + k] = bc[3 * e + f] == INSDG_BC_NEUMANN
+                                       ? sg[INSDG_NX] * poly_eval(&P, 1, 0, x, y) + sg[INSDG_NY] * poly_eval(&P, 0, 1, x, y)
+                                       : poly_eval(&P, 0, 0, x, y);
+    }
+  insdg_op_local_gradient(op, b, u, ux, uy);
+  insdg_op_sipdg_data(op, b, bc, g, lambda, u, ux, uy, NULL, NULL, NULL, Au);
+  double err = 0, scale = 0;
+  for (int e = 0; e < m->K; ++e) {
+    const double J = m->vgeo[e * INSDG_NVGEO + INSDG_J];
+    for (int i = 0; i < Np; ++i) {
+      double want = 0;
+      for (int j = 0; j < Np; ++j) want += J * r->M[i * Np + j] * rhs[(size_t)e * Np + j];
+      err = fmax(err, fabs(Au[(size_t)e * Np + i] - want)), scale = fmax(scale, fabs(want));
+    }
+  }
+  EXPECT(err <= 1e-10 * scale, "%s N=%d: SIPDG with boundary data: error %.3e (scale %.3e)", label, r->N, err, scale);
+  free(u), free(ux), free(uy), free(Au), free(rhs), free(g), free(bc);
+  insdg_block_destroy(b);
+}
+
 /* ---- advection ---------------------------------------------------------------------- */
 static void test_advection(insdg_mesh *m, insdg_ops *op, const char *label)
 {
@@ -469,6 +514,7 @@ int main(int argc, char **argv)
       test_geometry(meshes[k].m, meshes[k].label);
       test_grad_div(meshes[k].m, op, meshes[k].label);
       test_sipdg_consistency(meshes[k].m, op, meshes[k].label);
+      test_sipdg_boundary_data(meshes[k].m, op, meshes[k].label);
       test_advection(meshes[k].m, op, meshes[k].label);
       test_advection_flux(meshes[k].m, op, meshes[k].label);
       test_sipdg_penalty(meshes[k].m, op, meshes[k].label);

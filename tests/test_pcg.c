@@ -74,10 +74,11 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   double *g = insdg_calloc(nf, sizeof(double)), *host = insdg_malloc(sizeof(double) * n);
   for (int i = 0; i < 3 * m->K; ++i)
     bc[i] = m->face_bnd[i] < 0 ? INSDG_BC_INTERIOR : pb->neumann ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
-  for (int e = 0; e < m->K; ++e)
+  for (int e = 0; e < m->K; ++e)   /* Dirichlet faces: the value; Neumann faces: the normal
+                                       derivative, zero for the Neumann solution on the square */
     for (int k = 0; k < 3 * Nfp; ++k) {
       const size_t node = (size_t)e * Np + ref->face_nodes[k];
-      g[(size_t)e * 3 * Nfp + k] = exact(pb, m->x[node], m->y[node]);
+      g[(size_t)e * 3 * Nfp + k] = pb->neumann ? 0.0 : exact(pb, m->x[node], m->y[node]);
     }
   /* b = J M f - A_g(0) */
   for (int e = 0; e < m->K; ++e)
