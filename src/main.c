@@ -6,6 +6,12 @@
  *                                     StarPU-MPI task graph on B blocks (under mpirun for
  *                                     several ranks), report their errors against exact
  *                                     derivatives and write the fields to NetCDF-UGRID
+ *   insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log]
+ *                                     run the case (docs/case_file.md, docs/user_guide.md):
+ *                                     fields, diagnostics.csv and summary.json in DIR (default:
+ *                                     the case's [case] output); B blocks in all (default 4
+ *                                     per rank); progress as one line on a terminal or log
+ *                                     lines. --restart FILE is reserved (not yet implemented)
  *   insdg version
  *
  * User errors (bad file, bad option) print one line and exit with status 2.
@@ -19,11 +25,15 @@
 #include "error.h"
 #include "mesh.h"
 #include "ref_tri.h"
+#include "run.h"
 
 static void usage_error(const char *what)
 {
   char msg[INSDG_ERRMSG_LEN];
-  snprintf(msg, sizeof msg, "%s (usage: insdg mesh FILE.msh [--order N] | insdg demo FILE.msh [--order N] [--blocks B] [--output FILE.nc])", what);
+  snprintf(msg, sizeof msg,
+           "%s (usage: insdg mesh FILE.msh [--order N] | insdg demo FILE.msh [--order N] [--blocks B]"
+           " [--output FILE.nc] | insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log])",
+           what);
   insdg_die_user(msg);
 }
 
@@ -47,6 +57,36 @@ static insdg_demo_opts parse_options(int argc, char **argv, int allow_run_option
     if (!strcmp(argv[i], "--order") && has_value) o.order = parse_int("--order", argv[++i], 1, INSDG_NMAX);
     else if (allow_run_options && !strcmp(argv[i], "--blocks") && has_value) o.blocks = parse_int("--blocks", argv[++i], 1, 1 << 20);
     else if (allow_run_options && !strcmp(argv[i], "--output") && has_value) o.output = argv[++i];
+    else {
+      char msg[INSDG_ERRMSG_LEN];
+      snprintf(msg, sizeof msg, "unknown option '%s'%s", argv[i], has_value ? "" : " or missing value");
+      usage_error(msg);
+    }
+  }
+  return o;
+}
+
+static insdg_progress_mode parse_progress(const char *text)
+{
+  if (!strcmp(text, "auto")) return INSDG_PROGRESS_AUTO;
+  if (!strcmp(text, "line")) return INSDG_PROGRESS_LINE;
+  if (!strcmp(text, "log")) return INSDG_PROGRESS_LOG;
+  char msg[INSDG_ERRMSG_LEN];
+  snprintf(msg, sizeof msg, "--progress: '%s' is not one of auto, line, log", text);
+  insdg_die_user(msg);
+}
+
+/* insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log] [--restart FILE] */
+static insdg_run_opts parse_run_options(int argc, char **argv)
+{
+  insdg_run_opts o = {argv[2], NULL, 0, INSDG_PROGRESS_AUTO};
+  for (int i = 3; i < argc; ++i) {
+    const int has_value = i + 1 < argc;
+    if (!strcmp(argv[i], "--output") && has_value) o.output = argv[++i];
+    else if (!strcmp(argv[i], "--blocks") && has_value) o.blocks = parse_int("--blocks", argv[++i], 1, 1 << 20);
+    else if (!strcmp(argv[i], "--progress") && has_value) o.progress = parse_progress(argv[++i]);
+    else if (!strcmp(argv[i], "--restart") && has_value)
+      insdg_die_user("--restart: restarting from a checkpoint is not yet implemented in 'insdg run'");
     else {
       char msg[INSDG_ERRMSG_LEN];
       snprintf(msg, sizeof msg, "unknown option '%s'%s", argv[i], has_value ? "" : " or missing value");
@@ -102,6 +142,10 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "demo") == 0) {
     const insdg_demo_opts opts = parse_options(argc, argv, 1);
     return insdg_demo_run(&argc, &argv, &opts);
+  }
+  if (strcmp(argv[1], "run") == 0) {
+    const insdg_run_opts opts = parse_run_options(argc, argv);
+    return insdg_run(&argc, &argv, &opts);
   }
   char msg[INSDG_ERRMSG_LEN];
   snprintf(msg, sizeof msg, "unknown command '%s'", argv[1]);

@@ -1,0 +1,24 @@
+// kovasznay.geo -- the Kovasznay flow domain [-0.5,1] x [-0.5,1.5], unstructured triangles.
+// Physical curves: "bottom" (y=-0.5), "right" (x=1), "top" (y=1.5), "left" (x=-0.5);
+// physical surface "fluid". Mesh size: h
+// (gmsh kovasznay.geo -2 -format msh41 -setnumber h 0.4 -o kovasznay.msh).
+DefineConstant[ h = {0.4, Name "h"} ];
+
+Point(1) = {-0.5, -0.5, 0, h};
+Point(2) = { 1.0, -0.5, 0, h};
+Point(3) = { 1.0,  1.5, 0, h};
+Point(4) = {-0.5,  1.5, 0, h};
+
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 1};
+
+Curve Loop(1) = {1, 2, 3, 4};
+Plane Surface(1) = {1};
+
+Physical Curve("bottom") = {1};
+Physical Curve("right") = {2};
+Physical Curve("top") = {3};
+Physical Curve("left") = {4};
+Physical Surface("fluid") = {1};

@@ -1,0 +1,960 @@
+/* run.c -- `insdg run CASE.ini` (run.h): case file -> time steps -> files.
+ *
+ * Order of events, and why:
+ *  1. Set-up, where every user error lives: the case file, the mesh, the boundary names
+ *     against the mesh, the layout (too many blocks), the output directory and
+ *     diagnostics.csv. Every rank does each check and the ranks agree on the outcome
+ *     before going on, so a failure is printed once (rank 0, the lowest failing rank's
+ *     message) and every rank shuts the runtime down and returns 2 before any work.
+ *  2. Boundary codes per face from the boundary kinds, the boundary-data callback, the
+ *     initial fields, the time step (tasks/ins.h).
+ *  3. The step loop. After every step the run "observes" the state: it submits the
+ *     divergence and the element-local gradients of the velocity, copies this rank's
+ *     elements of every field to the host (insdg_dfield_local) and reduces the diagnostics
+ *     over the ranks with one MPI_Allreduce for sums and one for maxima: no field is
+ *     gathered whole. Field files are written from the same local arrays.
+ *  4. The end: L2 errors against [exact], summary.json, shutdown.
+ *
+ * Invariants: every rank makes the same calls in the same order (task submission,
+ * collective output, reductions), and every decision that ends the loop is taken on
+ * values every rank holds identically (solver convergence from distributed scalars,
+ * reduced diagnostics). Only rank 0 writes diagnostics.csv, summary.json and the log.
+ *
+ * Boundary data: the callback of tasks/ins.h fills face-node arrays [K][3Nfp] of the
+ * renumbered mesh. Each mesh boundary keeps the list of its face nodes with their
+ * coordinates and normals, so an expression is evaluated with insdg_expr_eval_many over
+ * one boundary at a time; values of expressions that do not use t are kept. At outflow
+ * faces the velocity's normal derivative is the exact solution's when the case has an
+ * [exact] section (central differences of the exact expressions, step 1e-6 times the
+ * domain's size: the Taylor vortex test of the paper needs it), else zero (the natural
+ * condition).
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "case.h"
+#include "dfield.h"
+#include "error.h"
+#include "ins.h"
+#include "mesh.h"
+#include "ops_tasks.h"
+#include "partition.h"
+#include "runtime.h"
+#include "ugrid.h"
+
+enum { EXIT_FAILED_RUN = 1 };
+
+/* ===================================================================== set-up ======== */
+
+typedef struct {
+  insdg_case *c;
+  insdg_mesh *mesh;     /* original numbering; geometry set */
+  insdg_ref *ref;
+  insdg_ops *op;
+  insdg_layout *L;
+  char outdir[INSDG_CASE_PATH_LEN];
+  FILE *csv;            /* rank 0 */
+  int nsteps;
+} setup;
+
+/* The ranks agree on a failure: returns 1 on every rank when some rank failed, with the
+   lowest failing rank's message in err on rank 0. */
+static int agree(int failed, char *err, size_t errlen)
+{
+  int rank, size, any = 0, first;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return 0;
+  const int mine = failed ? rank : size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Bcast(err, (int)errlen, MPI_CHAR, first, MPI_COMM_WORLD);
+  return 1;
+}
+
+/* mkdir -p: every missing component of path */
+static int make_directories(const char *path, char *err, size_t errlen)
+{
+  char buf[INSDG_CASE_PATH_LEN];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1;; ++p) {
+    const int end = *p == 0;
+    if (*p == '/' || end) {
+      *p = 0;
+      if (mkdir(buf, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "%.300s: cannot create the output directory: %s", buf, strerror(errno));
+        return 1;
+      }
+      if (end) break;
+      *p = '/';
+    }
+  }
+  struct stat st;
+  if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "%.300s: the output directory exists but is not a directory", path);
+    return 1;
+  }
+  return 0;
+}
+
+static int check_steps(const insdg_case *c, int *nsteps, char *err, size_t errlen)
+{
+  const double n = round(c->final_time / c->dt);
+  if (n < 1 || n > 1e9) {
+    snprintf(err, errlen, "%.300s: [time] final_time: %g is %s (dt = %g)", c->path, c->final_time,
+             n < 1 ? "less than half a time step" : "more than 1e9 time steps", c->dt);
+    return 1;
+  }
+  *nsteps = (int)n;
+  return 0;
+}
+
+static int check_boundaries(const setup *s, char *err, size_t errlen)
+{
+  const char *names[INSDG_MAX_BOUNDARIES];
+  for (int b = 0; b < s->mesh->nbnd; ++b) names[b] = s->mesh->bnd_name[b];
+  return insdg_case_check_boundaries(s->c, names, s->mesh->nbnd, err, errlen);
+}
+
+/* rank 0: the output directory and diagnostics.csv (opened now, so that a directory that
+   cannot be written is a set-up error, not a failure after hours of work) */
+static int open_output(setup *s, const insdg_run_opts *o, int rank, char *err, size_t errlen)
+{
+  snprintf(s->outdir, sizeof s->outdir, "%s", o->output ? o->output : s->c->output);
+  if (rank != 0) return 0;
+  if (make_directories(s->outdir, err, errlen)) return 1;
+  char path[INSDG_CASE_PATH_LEN + 32];
+  snprintf(path, sizeof path, "%s/diagnostics.csv", s->outdir);
+  s->csv = fopen(path, "w");
+  if (!s->csv) snprintf(err, errlen, "%.300s: cannot write: %s", path, strerror(errno));
+  return s->csv == NULL;
+}
+
+static void setup_destroy(setup *s)
+{
+  if (s->csv) fclose(s->csv);
+  insdg_layout_destroy(s->L);
+  insdg_ops_destroy(s->op);
+  insdg_ref_destroy(s->ref);
+  insdg_mesh_destroy(s->mesh);
+  insdg_case_destroy(s->c);
+  memset(s, 0, sizeof *s);
+}
+
+/* Every user error, checked on every rank in turn; 1 with rank 0's message on failure. */
+static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, char *err, size_t errlen)
+{
+  memset(s, 0, sizeof *s);
+  if (agree(insdg_case_read(o->case_path, &s->c, err, errlen), err, errlen)) return 1;
+  if (agree(check_steps(s->c, &s->nsteps, err, errlen), err, errlen)) return 1;
+  if (agree(insdg_mesh_read(s->c->mesh, &s->mesh, err, errlen), err, errlen)) return 1;
+  if (agree(check_boundaries(s, err, errlen), err, errlen)) return 1;
+  s->ref = insdg_ref_create(s->c->order);
+  s->op = insdg_ops_create(s->ref);
+  insdg_mesh_set_ref(s->mesh, s->ref);
+  const int nblocks = o->blocks > 0 ? o->blocks : 4 * size;
+  if (agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
+  return agree(open_output(s, o, rank, err, errlen), err, errlen);
+}
+
+/* Settings of the case the time step cannot honour yet: said once, not silently dropped. */
+static void warn_unsupported(const insdg_case *c)
+{
+  if (c->velocity.preconditioner != INSDG_PRECOND_INVERSE_MASS)
+    fprintf(stderr,
+            "insdg: warning: [velocity_solver] preconditioner = %s is not supported by the time step yet; "
+            "using inverse_mass\n",
+            insdg_precond_name(c->velocity.preconditioner));
+  if (c->pressure.preconditioner != INSDG_PRECOND_PMG_AMG || c->pressure.npmg_degrees > 0)
+    fprintf(stderr, "insdg: warning: [pressure_solver] only pmg_amg with the default degrees is supported by the "
+                    "time step yet; using it\n");
+  if (c->checkpoint_interval_steps > 0 || c->checkpoint_interval_seconds > 0)
+    fprintf(stderr, "insdg: warning: checkpoints are not implemented yet; [output] checkpoint_interval_* ignored\n");
+  if (fabs(c->final_time - round(c->final_time / c->dt) * c->dt) > 1e-9 * c->final_time)
+    fprintf(stderr, "insdg: warning: final_time %g is not a multiple of dt %g; the run ends at %g\n", c->final_time,
+            c->dt, round(c->final_time / c->dt) * c->dt);
+}
+
+/* ============================================================= boundary data ======== */
+
+/* values of one expression at one boundary's face nodes, kept when it does not use t */
+typedef struct {
+  double *val;
+  int valid;
+} cached;
+
+static const double *eval_cached(const insdg_expr *e, size_t n, const double *x, const double *y, double t, cached *c)
+{
+  if (!c->valid || (insdg_expr_uses(e) & INSDG_EXPR_USES_T)) insdg_expr_eval_many(e, n, x, y, t, c->val);
+  c->valid = 1;
+  return c->val;
+}
+
+enum { SHIFT_XP, SHIFT_XM, SHIFT_YP, SHIFT_YM, NSHIFT };
+
+/* one boundary of the mesh: its face nodes in the face arrays [K][3Nfp] */
+typedef struct {
+  const insdg_case_boundary *b;
+  size_t n;
+  size_t *q;             /* [n] index into the face arrays */
+  double *x, *y;         /* [n] coordinates */
+  double *nx, *ny;       /* [n] outward normal */
+  double *sx[NSHIFT], *sy[NSHIFT];   /* shifted coordinates for central differences (outflow) */
+  cached u, v, p, fd[2][NSHIFT];
+} bnd_set;
+
+typedef struct {
+  const insdg_case *c;
+  int nsets;
+  bnd_set *set;          /* [nsets], one per mesh boundary */
+  double fd_h;           /* step of the central differences */
+} bnd_data;
+
+static double domain_size(const insdg_mesh *m)
+{
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  for (int i = 0; i < m->Nv; ++i)
+    x0 = fmin(x0, m->vx[i]), x1 = fmax(x1, m->vx[i]), y0 = fmin(y0, m->vy[i]), y1 = fmax(y1, m->vy[i]);
+  return fmax(x1 - x0, y1 - y0);
+}
+
+static double *new_array(size_t n) { return insdg_calloc(n, sizeof(double)); }
+
+static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
+{
+  const insdg_ref *r = m->ref;
+  s->n = 0;
+  for (int i = 0; i < 3 * m->K; ++i) s->n += m->face_bnd[i] == bnd ? (size_t)r->Nfp : 0;
+  s->q = insdg_calloc(s->n, sizeof(size_t));
+  double **arrays[] = {&s->x, &s->y, &s->nx, &s->ny, &s->u.val, &s->v.val, &s->p.val};
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) *arrays[k] = new_array(s->n);
+  for (int d = 0; d < NSHIFT; ++d) {
+    s->sx[d] = new_array(s->n), s->sy[d] = new_array(s->n);
+    s->fd[0][d].val = new_array(s->n), s->fd[1][d].val = new_array(s->n);
+  }
+  size_t i = 0;
+  for (int ef = 0; ef < 3 * m->K; ++ef) {
+    if (m->face_bnd[ef] != bnd) continue;
+    const int e = ef / 3, f = ef % 3;
+    const double *sg = m->sgeo + (size_t)ef * INSDG_NSGEO;
+    for (int j = 0; j < r->Nfp; ++j, ++i) {
+      const size_t node = (size_t)e * r->Np + r->face_nodes[f * r->Nfp + j];
+      s->q[i] = (size_t)ef * r->Nfp + j;
+      s->x[i] = m->x[node], s->y[i] = m->y[node], s->nx[i] = sg[INSDG_NX], s->ny[i] = sg[INSDG_NY];
+      const double dx[NSHIFT] = {h, -h, 0, 0}, dy[NSHIFT] = {0, 0, h, -h};
+      for (int d = 0; d < NSHIFT; ++d) s->sx[d][i] = s->x[i] + dx[d], s->sy[d][i] = s->y[i] + dy[d];
+    }
+  }
+}
+
+static void bnd_set_free(bnd_set *s)
+{
+  free(s->q), free(s->x), free(s->y), free(s->nx), free(s->ny), free(s->u.val), free(s->v.val), free(s->p.val);
+  for (int d = 0; d < NSHIFT; ++d) free(s->sx[d]), free(s->sy[d]), free(s->fd[0][d].val), free(s->fd[1][d].val);
+}
+
+/* m: the renumbered mesh; the case's boundaries were checked against its names */
+static bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m)
+{
+  bnd_data *d = insdg_calloc(1, sizeof *d);
+  d->c = c, d->nsets = m->nbnd, d->fd_h = 1e-6 * domain_size(m);
+  d->set = insdg_calloc((size_t)(m->nbnd > 0 ? m->nbnd : 1), sizeof(bnd_set));
+  for (int b = 0; b < m->nbnd; ++b) {
+    bnd_set_init(&d->set[b], m, b, d->fd_h);
+    d->set[b].b = insdg_case_find_boundary(c, m->bnd_name[b]);
+    INSDG_CHECK(d->set[b].b);
+  }
+  return d;
+}
+
+static void bnd_data_destroy(bnd_data *d)
+{
+  if (!d) return;
+  for (int b = 0; b < d->nsets; ++b) bnd_set_free(&d->set[b]);
+  free(d->set), free(d);
+}
+
+static void scatter(const bnd_set *s, const double *val, double *face)
+{
+  for (size_t i = 0; i < s->n; ++i) face[s->q[i]] = val ? val[i] : 0.0;
+}
+
+/* n . grad(exact component) at the face nodes, by central differences, into out */
+static void exact_normal_derivative(bnd_set *s, int comp, const insdg_expr *e, double t, double h, double *out)
+{
+  const double *f[NSHIFT];
+  for (int d = 0; d < NSHIFT; ++d) f[d] = eval_cached(e, s->n, s->sx[d], s->sy[d], t, &s->fd[comp][d]);
+  for (size_t i = 0; i < s->n; ++i)
+    out[i] = (s->nx[i] * (f[SHIFT_XP][i] - f[SHIFT_XM][i]) + s->ny[i] * (f[SHIFT_YP][i] - f[SHIFT_YM][i])) / (2 * h);
+}
+
+static void outflow_data(bnd_data *d, bnd_set *s, double t, double *gp, double *hu, double *hv)
+{
+  scatter(s, eval_cached(s->b->p, s->n, s->x, s->y, t, &s->p), gp);
+  if (!d->c->has_exact) {
+    scatter(s, NULL, hu), scatter(s, NULL, hv);
+    return;
+  }
+  double *tmp = s->u.val;   /* free here: an outflow has no velocity data */
+  exact_normal_derivative(s, 0, d->c->exact_u, t, d->fd_h, tmp), scatter(s, tmp, hu);
+  exact_normal_derivative(s, 1, d->c->exact_v, t, d->fd_h, tmp), scatter(s, tmp, hv);
+}
+
+/* the insdg_ins_opts boundary callback: every boundary face node of the renumbered mesh */
+static void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
+{
+  bnd_data *d = ctx;
+  for (int b = 0; b < d->nsets; ++b) {
+    bnd_set *s = &d->set[b];
+    const int inflow = s->b->kind == INSDG_BOUNDARY_INFLOW, outflow = s->b->kind == INSDG_BOUNDARY_OUTFLOW;
+    scatter(s, inflow ? eval_cached(s->b->u, s->n, s->x, s->y, t, &s->u) : NULL, gu);
+    scatter(s, inflow ? eval_cached(s->b->v, s->n, s->x, s->y, t, &s->v) : NULL, gv);
+    if (outflow) {
+      outflow_data(d, s, t, gp, hu, hv);
+    } else {
+      scatter(s, NULL, gp), scatter(s, NULL, hu), scatter(s, NULL, hv);
+    }
+  }
+}
+
+/* velocity Dirichlet / pressure Neumann on inflow and walls, the reverse on outflow */
+static void boundary_codes(const bnd_data *d, const insdg_mesh *m, signed char *bc_vel, signed char *bc_p)
+{
+  for (int i = 0; i < 3 * m->K; ++i) {
+    const int b = m->face_bnd[i];
+    const int out = b >= 0 && d->set[b].b->kind == INSDG_BOUNDARY_OUTFLOW;
+    bc_vel[i] = b < 0 ? INSDG_BC_INTERIOR : out ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+    bc_p[i] = b < 0 ? INSDG_BC_INTERIOR : out ? INSDG_BC_DIRICHLET : INSDG_BC_NEUMANN;
+  }
+}
+
+/* ============================================================== observation ======== */
+
+enum { F_U, F_V, F_P, F_UX, F_UY, F_VX, F_VY, F_DIV, F_VORT, NLOCAL };
+enum { NSCRATCH = 5 };   /* ux, uy, vx, vy, div as distributed fields */
+
+typedef struct {
+  double kinetic_energy, max_div, cfl;
+  double force[INSDG_CASE_MAX_FORCES][2];   /* on each force boundary: x (drag), y (lift) */
+} diagnostics;
+
+/* What the run looks at after a step: this rank's elements of every field. */
+typedef struct {
+  insdg_tasks *T;
+  const insdg_case *c;
+  const insdg_mesh *m;       /* renumbered */
+  const signed char *bc_vel;
+  bnd_data *bd;
+  insdg_dfield *scratch[NSCRATCH];
+  double *gu, *gv, *gp, *hu, *hv;   /* boundary data at the observed time, [K][3Nfp] */
+  double *local[NLOCAL];     /* [e_end - e_begin][Np], this rank's elements */
+  int e_begin, e_end;
+  int force_bnd[INSDG_CASE_MAX_FORCES];   /* mesh boundary index of each force boundary */
+  double *face_weight;       /* [Nfp] integral of each face node's Lagrange polynomial, t in [-1,1] */
+} observer;
+
+/* elements of this rank's blocks */
+static int rank_elements(const insdg_tasks *T)
+{
+  int n = 0;
+  for (int b = 0; b < T->L->B; ++b) n += T->L->block_rank[b] == T->rank ? T->L->block[b]->K : 0;
+  return n;
+}
+
+static observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd)
+{
+  observer *ob = insdg_calloc(1, sizeof *ob);
+  ob->T = T, ob->c = c, ob->m = T->L->mesh, ob->bc_vel = bc_vel, ob->bd = bd;
+  const insdg_ref *r = ob->m->ref;
+  for (int k = 0; k < NSCRATCH; ++k) ob->scratch[k] = insdg_dfield_create(T);
+  const size_t nf = (size_t)ob->m->K * 3 * r->Nfp, n = (size_t)rank_elements(T) * r->Np;
+  ob->gu = new_array(nf), ob->gv = new_array(nf), ob->gp = new_array(nf);
+  ob->hu = new_array(nf), ob->hv = new_array(nf);
+  for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
+  for (int i = 0; i < c->nforces; ++i) ob->force_bnd[i] = insdg_mesh_boundary(ob->m, c->forces[i]);
+  /* the face integrand is a polynomial of degree <= N in t: exact through the face cubature */
+  ob->face_weight = new_array((size_t)r->Nfp);
+  for (int q = 0; q < r->Nfcub; ++q)
+    for (int j = 0; j < r->Nfp; ++j) ob->face_weight[j] += r->wfc[q] * r->face_interp[q * r->Nfp + j];
+  return ob;
+}
+
+static void observer_destroy(observer *ob)
+{
+  if (!ob) return;
+  for (int k = 0; k < NSCRATCH; ++k) insdg_dfield_destroy(ob->scratch[k]);
+  free(ob->gu), free(ob->gv), free(ob->gp), free(ob->hu), free(ob->hv), free(ob->face_weight);
+  for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
+  free(ob);
+}
+
+/* Submit D u (with the velocity data at t) and the local gradients, then copy this rank's
+   elements of u, v, p and the results to the host (which waits for them). */
+static void observe_fields(observer *ob, insdg_ins *ins, double t)
+{
+  insdg_dfield *u = insdg_ins_u(ins), *v = insdg_ins_v(ins), **sc = ob->scratch;
+  boundary_callback(ob->bd, t, ob->gu, ob->gv, ob->gp, ob->hu, ob->hv);
+  insdg_task_divergence(ob->bc_vel, ob->gu, ob->gv, u, v, sc[4]);
+  insdg_task_local_gradient(u, sc[0], sc[1]);
+  insdg_task_local_gradient(v, sc[2], sc[3]);
+  insdg_dfield *src[] = {u, v, insdg_ins_p(ins), sc[0], sc[1], sc[2], sc[3], sc[4]};
+  for (int k = 0; k < F_VORT; ++k) insdg_dfield_local(src[k], ob->local[k], &ob->e_begin, &ob->e_end);
+  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
+  for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
+}
+
+/* x^T M y for one element's nodal values */
+static double mass_product(const insdg_ref *r, const double *x, const double *y)
+{
+  double s = 0;
+  for (int i = 0; i < r->Np; ++i) {
+    double mi = 0;
+    for (int j = 0; j < r->Np; ++j) mi += r->M[i * r->Np + j] * y[j];
+    s += x[i] * mi;
+  }
+  return s;
+}
+
+/* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length) */
+static void element_diagnostics(const observer *ob, int le, double *ke, double *maxdiv, double *speed_over_h)
+{
+  const insdg_ref *r = ob->m->ref;
+  const int e = ob->e_begin + le;
+  const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
+  const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
+  *ke += 0.5 * ob->m->vgeo[e * INSDG_NVGEO + INSDG_J] * (mass_product(r, u, u) + mass_product(r, v, v));
+  double speed = 0, inv_h = 0;
+  for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
+  for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
+  *speed_over_h = fmax(*speed_over_h, speed * inv_h);
+}
+
+/* The force of the fluid on face f of local element le:
+   integral of p n - nu (grad u + grad u^T) n, n the face's outward normal (out of the fluid). */
+static void face_force(const observer *ob, int le, int f, double nu, double F[2])
+{
+  const insdg_ref *r = ob->m->ref;
+  const double *sg = ob->m->sgeo + ((size_t)(ob->e_begin + le) * 3 + f) * INSDG_NSGEO;
+  const double nx = sg[INSDG_NX], ny = sg[INSDG_NY], sJ = sg[INSDG_SJ];
+  for (int j = 0; j < r->Nfp; ++j) {
+    const size_t i = (size_t)le * r->Np + r->face_nodes[f * r->Nfp + j];
+    const double p = ob->local[F_P][i], ux = ob->local[F_UX][i], uy = ob->local[F_UY][i];
+    const double vx = ob->local[F_VX][i], vy = ob->local[F_VY][i];
+    const double tx = p * nx - nu * (2 * ux * nx + (uy + vx) * ny);
+    const double ty = p * ny - nu * ((uy + vx) * nx + 2 * vy * ny);
+    F[0] += sJ * ob->face_weight[j] * tx, F[1] += sJ * ob->face_weight[j] * ty;
+  }
+}
+
+/* Diagnostics of the observed state, reduced over the ranks (identical on all). */
+static diagnostics observe_diagnostics(const observer *ob, double dt)
+{
+  const int nforces = ob->c->nforces, N = ob->m->ref->N;
+  double sums[1 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[2] = {0};
+  for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
+    element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1]);
+    for (int f = 0; f < 3 && nforces; ++f) {
+      const int b = ob->m->face_bnd[(ob->e_begin + le) * 3 + f];
+      for (int k = 0; k < nforces; ++k)
+        if (b >= 0 && b == ob->force_bnd[k]) face_force(ob, le, f, ob->c->nu, sums + 1 + 2 * k);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 1 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
+  MPI_Allreduce(MPI_IN_PLACE, maxima, 2, MPI_DOUBLE, MPI_MAX, ob->T->comm);
+  diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1]};
+  for (int k = 0; k < nforces; ++k) d.force[k][0] = sums[1 + 2 * k], d.force[k][1] = sums[2 + 2 * k];
+  return d;
+}
+
+/* ================================================================== errors ======== */
+
+enum { ERR_U, ERR_V, ERR_P, NERR };
+
+typedef struct {
+  int have[NERR];
+  double absolute[NERR], relative[NERR];
+} l2_errors;
+
+/* per local element: sum over cubature points of J w (h - ex)^2, J w ex^2, J w (h - ex),
+   J w ex, J w, with h the computed field interpolated to the points */
+static void error_sums(const observer *ob, const double *field, const insdg_expr *exact, double t, double s[5])
+{
+  const insdg_mesh *m = ob->m;
+  const insdg_ref *r = m->ref;
+  const int nloc = ob->e_end - ob->e_begin, Nc = r->Ncub;
+  const size_t n = (size_t)nloc * Nc;
+  double *x = new_array(n), *y = new_array(n), *h = new_array(n), *ex = new_array(n);
+  for (int le = 0; le < nloc; ++le) {
+    const size_t e = (size_t)(ob->e_begin + le);
+    for (int c = 0; c < Nc; ++c) {
+      const double *I = r->cub_interp + (size_t)c * r->Np;
+      double xc = 0, yc = 0, hc = 0;
+      for (int j = 0; j < r->Np; ++j)
+        xc += I[j] * m->x[e * r->Np + j], yc += I[j] * m->y[e * r->Np + j], hc += I[j] * field[(size_t)le * r->Np + j];
+      x[(size_t)le * Nc + c] = xc, y[(size_t)le * Nc + c] = yc, h[(size_t)le * Nc + c] = hc;
+    }
+  }
+  insdg_expr_eval_many(exact, n, x, y, t, ex);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t e = (size_t)ob->e_begin + i / Nc;
+    const double w = r->wc[i % Nc] * m->vgeo[e * INSDG_NVGEO + INSDG_J], d = h[i] - ex[i];
+    s[0] += w * d * d, s[1] += w * ex[i] * ex[i], s[2] += w * d, s[3] += w * ex[i], s[4] += w;
+  }
+  free(x), free(y), free(h), free(ex);
+}
+
+/* L2 errors of the observed u, v, p against [exact]; the pressure up to a constant when it
+   is pure Neumann (then only defined up to one) */
+static l2_errors compute_errors(const observer *ob, double t, int pure_neumann)
+{
+  l2_errors E = {{0}, {0}, {0}};
+  const insdg_expr *exact[NERR] = {ob->c->exact_u, ob->c->exact_v, ob->c->exact_p};
+  const int field[NERR] = {F_U, F_V, F_P};
+  double s[NERR][5] = {{0}};
+  for (int k = 0; k < NERR; ++k)
+    if (exact[k]) error_sums(ob, ob->local[field[k]], exact[k], t, s[k]);
+  MPI_Allreduce(MPI_IN_PLACE, s, NERR * 5, MPI_DOUBLE, MPI_SUM, ob->T->comm);
+  for (int k = 0; k < NERR; ++k) {
+    if (!exact[k]) continue;
+    const int shift = k == ERR_P && pure_neumann;
+    const double e2 = s[k][0] - (shift ? s[k][2] * s[k][2] / s[k][4] : 0);
+    const double n2 = s[k][1] - (shift ? s[k][3] * s[k][3] / s[k][4] : 0);
+    E.have[k] = 1;
+    E.absolute[k] = isnan(e2) ? NAN : sqrt(fmax(e2, 0));   /* a blown-up run reports nan, not 0 */
+    E.relative[k] = n2 > 0 ? E.absolute[k] / sqrt(n2) : NAN;
+  }
+  return E;
+}
+
+/* ================================================================== output ======== */
+
+static const struct { const char *name, *units, *long_name; } field_info[] = {
+    {"u", "m s-1", "x velocity"},
+    {"v", "m s-1", "y velocity"},
+    {"p", "m2 s-2", "kinematic pressure"},
+    {"vorticity", "s-1", "vorticity dv/dx - du/dy (element-local derivatives)"},
+};
+
+/* fields_<step>.nc from the observed local arrays; collective */
+static int write_fields(const observer *ob, const char *outdir, int step, double t, char *err, size_t errlen)
+{
+  char path[INSDG_CASE_PATH_LEN + 32], title[INSDG_CASE_NAME_LEN + 64];
+  snprintf(path, sizeof path, "%s/fields_%06d.nc", outdir, step);
+  snprintf(title, sizeof title, "insdg run %s, step %d", ob->c->name, step);
+  insdg_ugrid *w = NULL;
+  int status = insdg_ugrid_create(ob->T->comm, path, ob->m, ob->e_begin, ob->e_end, title, &w, err, errlen);
+  for (int k = 0; k < 4 && !status; ++k)
+    status = insdg_ugrid_add_field(w, field_info[k].name, field_info[k].units, field_info[k].long_name, err, errlen);
+  const double *fields[4] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT]};
+  if (!status) status = insdg_ugrid_write(w, t, fields, err, errlen);
+  if (w && insdg_ugrid_close(w, status ? NULL : err, status ? 0 : errlen)) status = 1;
+  return status;
+}
+
+/* a CSV field: quoted when it holds a comma, a quote or a blank */
+static void csv_name(FILE *f, const char *prefix, const char *name)
+{
+  if (!strpbrk(name, ",\" \t")) {
+    fprintf(f, ",%s%s", prefix, name);
+    return;
+  }
+  fprintf(f, ",\"%s", prefix);
+  for (const char *p = name; *p; ++p) fprintf(f, *p == '"' ? "\"\"" : "%c", *p);
+  fputc('"', f);
+}
+
+/* Uref and Dref from [constants], for force coefficients */
+static int reference_scales(const insdg_case *c, double *U, double *D)
+{
+  int found = 0;
+  for (int i = 0; i < c->nconstants; ++i) {
+    if (!strcmp(c->constants[i].name, "Uref")) *U = c->constants[i].value, found |= 1;
+    if (!strcmp(c->constants[i].name, "Dref")) *D = c->constants[i].value, found |= 2;
+  }
+  return found == 3 && *U != 0 && *D != 0;
+}
+
+static void csv_header(FILE *f, const insdg_case *c)
+{
+  double U = 0, D = 0;
+  fprintf(f, "step,time,dt,iterations_u,iterations_v,iterations_p,converged,kinetic_energy,max_div_u,cfl");
+  for (int k = 0; k < c->nforces; ++k) csv_name(f, "fx_", c->forces[k]), csv_name(f, "fy_", c->forces[k]);
+  if (reference_scales(c, &U, &D))
+    for (int k = 0; k < c->nforces; ++k) csv_name(f, "cd_", c->forces[k]), csv_name(f, "cl_", c->forces[k]);
+  fprintf(f, "\n");
+  fflush(f);
+}
+
+static void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d)
+{
+  double U = 0, D = 0;
+  fprintf(f, "%d,%.10g,%.10g,%d,%d,%d,%d,%.10e,%.6e,%.6e", step, t, c->dt, st->vel_iterations[0],
+          st->vel_iterations[1], st->p_iterations, st->converged, d->kinetic_energy, d->max_div, d->cfl);
+  for (int k = 0; k < c->nforces; ++k) fprintf(f, ",%.10e,%.10e", d->force[k][0], d->force[k][1]);
+  if (reference_scales(c, &U, &D))
+    for (int k = 0; k < c->nforces; ++k)
+      fprintf(f, ",%.10e,%.10e", 2 * d->force[k][0] / (U * U * D), 2 * d->force[k][1] / (U * U * D));
+  fprintf(f, "\n");
+  fflush(f);   /* readable while the run goes on */
+}
+
+static void json_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: null */
+static void json_number(FILE *f, double x)
+{
+  if (isfinite(x)) fprintf(f, "%.17g", x);
+  else fprintf(f, "null");
+}
+
+/* ============================================================ the run's state ======== */
+
+enum { STAGE_SETUP, STAGE_STEP, STAGE_DIAGNOSTICS, STAGE_OUTPUT, NSTAGE };
+static const char *const stage_name[NSTAGE] = {"setup", "step", "diagnostics", "output"};
+
+typedef struct {
+  const setup *s;
+  int rank, size, workers, pure_neumann;
+  insdg_progress_mode progress_mode;
+  int steps;                   /* taken */
+  double t;
+  int converged, finite, output_failed, files;
+  long iterations[3];          /* totals over the steps: u, v, p */
+  double stage[NSTAGE];
+  double wall_start, loop_start;
+  l2_errors errors;
+} run_state;
+
+static void json_errors(FILE *f, const l2_errors *E, int has_exact)
+{
+  static const char *const name[NERR] = {"u", "v", "p"};
+  if (!has_exact) {
+    fprintf(f, "null");
+    return;
+  }
+  fprintf(f, "{");
+  for (int k = 0; k < NERR; ++k) {
+    fprintf(f, "%s\"%s\": ", k ? ", " : "", name[k]);
+    if (!E->have[k]) {
+      fprintf(f, "null");
+      continue;
+    }
+    fprintf(f, "{\"absolute\": "), json_number(f, E->absolute[k]);
+    fprintf(f, ", \"relative\": "), json_number(f, E->relative[k]), fprintf(f, "}");
+  }
+  fprintf(f, "}");
+}
+
+static const char *status_text(const run_state *r)
+{
+  return r->output_failed ? "output failed" : !r->finite ? "not finite" : !r->converged ? "not converged" : "completed";
+}
+
+static void json_body(FILE *f, const run_state *r, double wall)
+{
+  const setup *s = r->s;
+  const insdg_case *c = s->c;
+  const long K = s->mesh->K, Np = s->ref->Np;
+  const int n = r->steps > 0 ? r->steps : 1;
+  fprintf(f, "{\n  \"case\": "), json_string(f, c->name);
+  fprintf(f, ",\n  \"case_file\": "), json_string(f, c->path);
+  fprintf(f, ",\n  \"mesh\": "), json_string(f, c->mesh);
+  fprintf(f, ",\n  \"N\": %d,\n  \"K\": %ld,\n  \"dofs\": %ld,\n  \"ranks\": %d,\n  \"blocks\": %d,\n  \"workers\": %d",
+          c->order, K, 3 * K * Np, r->size, s->L->B, r->workers);
+  fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
+  fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
+  fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
+          c->substeps, r->steps, s->nsteps);
+  fprintf(f, ",\n  \"final_time\": "), json_number(f, c->final_time);
+  fprintf(f, ",\n  \"time\": "), json_number(f, r->t);
+  fprintf(f, ",\n  \"wall_seconds\": "), json_number(f, wall);
+  fprintf(f, ",\n  \"seconds_per_step\": "), json_number(f, r->stage[STAGE_STEP] / n);
+  fprintf(f, ",\n  \"stage_seconds\": {");
+  for (int k = 0; k < NSTAGE; ++k) fprintf(f, "%s\"%s\": ", k ? ", " : "", stage_name[k]), json_number(f, r->stage[k]);
+  fprintf(f, "},\n  \"mean_iterations\": {\"u\": "), json_number(f, (double)r->iterations[0] / n);
+  fprintf(f, ", \"v\": "), json_number(f, (double)r->iterations[1] / n);
+  fprintf(f, ", \"p\": "), json_number(f, (double)r->iterations[2] / n);
+  fprintf(f, "},\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
+  fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
+          r->converged ? "true" : "false");
+  json_string(f, status_text(r));
+  fprintf(f, "\n}\n");
+}
+
+/* rank 0: summary.json, written under a temporary name and renamed when complete */
+static int write_summary(const run_state *r, char *err, size_t errlen)
+{
+  char path[INSDG_CASE_PATH_LEN + 32], tmp[INSDG_CASE_PATH_LEN + 40];
+  snprintf(path, sizeof path, "%s/summary.json", r->s->outdir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errlen, "%.300s: cannot write: %s", tmp, strerror(errno));
+    return 1;
+  }
+  json_body(f, r, MPI_Wtime() - r->wall_start);
+  const int bad = ferror(f) | (fclose(f) != 0);
+  if (bad || rename(tmp, path)) {
+    snprintf(err, errlen, "%.300s: cannot write: %s", path, strerror(errno));
+    remove(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+/* ================================================================= progress ======== */
+
+static void format_duration(double s, char *out, size_t len)
+{
+  if (!isfinite(s) || s < 0) snprintf(out, len, "?");
+  else if (s < 60) snprintf(out, len, "%.0fs", s);
+  else if (s < 3600) snprintf(out, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+  else snprintf(out, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+typedef struct {
+  int tty;
+  int open;            /* the line is drawn and not yet ended by a newline */
+  double last_print;
+} progress;
+
+/* end the progress line before another message, so that it does not overwrite it */
+static void end_progress_line(progress *pg)
+{
+  if (pg->open) printf("\n"), fflush(stdout);
+  pg->open = 0;
+}
+
+static int progress_on_terminal(insdg_progress_mode mode)
+{
+  if (mode != INSDG_PROGRESS_AUTO) return mode == INSDG_PROGRESS_LINE;
+  return isatty(1) && !getenv("OMPI_COMM_WORLD_SIZE");
+}
+
+/* rank 0: rewrite the progress line on a terminal (at most 10 times a second), else a log
+   line every 2% of the steps and at the last */
+static void show_progress(progress *pg, const run_state *r, const insdg_ins_stats *st, const diagnostics *d)
+{
+  const int n = r->s->nsteps, every = n / 50 > 0 ? n / 50 : 1;
+  const double now = MPI_Wtime(), eta = (now - r->loop_start) / r->steps * (n - r->steps);
+  char eta_s[32];
+  format_duration(eta, eta_s, sizeof eta_s);
+  const double frac = r->t / r->s->c->final_time;
+  if (pg->tty) {
+    if (now - pg->last_print < 0.1 && r->steps < n) return;
+    pg->last_print = now;
+    printf("\rstep %d/%d  t/T %.3f  ETA %s  it u/v/p %d/%d/%d   ", r->steps, n, frac, eta_s, st->vel_iterations[0],
+           st->vel_iterations[1], st->p_iterations);
+    pg->open = 1;
+    if (r->steps == n) end_progress_line(pg);
+  } else if (r->steps % every == 0 || r->steps == n) {
+    printf("step %d/%d  t %.6g  t/T %.3f  ETA %s  it u/v/p %d/%d/%d  KE %.6e  max|div u| %.3e  CFL %.3f\n", r->steps,
+           n, r->t, frac, eta_s, st->vel_iterations[0], st->vel_iterations[1], st->p_iterations, d->kinetic_energy,
+           d->max_div, d->cfl);
+  }
+  fflush(stdout);
+}
+
+/* ===================================================================== run ======== */
+
+static void print_start(const run_state *r)
+{
+  const setup *s = r->s;
+  const insdg_case *c = s->c;
+  printf("insdg run: case %s (%s)\n", c->name, c->path);
+  printf("  mesh %s: K = %d triangles, order N = %d (%d nodes per element), %ld degrees of freedom\n", c->mesh,
+         s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
+  printf("  %d rank(s), %d blocks, %d worker(s) per rank; nu = %g, dt = %g, %d steps to t = %g, "
+         "BDF/EXT order %d, %d substeps\n",
+         r->size, s->L->B, r->workers, c->nu, c->dt, s->nsteps, c->final_time, c->time_order, c->substeps);
+  printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
+         s->outdir);
+  fflush(stdout);
+}
+
+static void print_end(const run_state *r)
+{
+  const insdg_case *c = r->s->c;
+  printf("insdg run: %d steps to t = %g in %.3g s (%.3g s per step), status: %s\n", r->steps, r->t,
+         MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / (r->steps > 0 ? r->steps : 1), status_text(r));
+  static const char *const name[NERR] = {"u", "v", "p"};
+  for (int k = 0; k < NERR && c->has_exact; ++k)
+    if (r->errors.have[k])
+      printf("  L2 error of %s: %.6e (relative %.6e)\n", name[k], r->errors.absolute[k], r->errors.relative[k]);
+  printf("  wrote %d field file(s), diagnostics.csv and summary.json in %s\n", r->files, r->s->outdir);
+  fflush(stdout);
+}
+
+/* which solve failed, from the iteration counts (a solve that stops early converged) */
+static void report_not_converged(const run_state *r, const insdg_ins_stats *st)
+{
+  const insdg_case *c = r->s->c;
+  char what[256] = "";
+  const int its[3] = {st->vel_iterations[0], st->vel_iterations[1], st->p_iterations};
+  const int limit[3] = {c->velocity.max_iterations, c->velocity.max_iterations, c->pressure.max_iterations};
+  static const char *const solve[3] = {"the velocity (u) solve ", "the velocity (v) solve ", "the pressure solve "};
+  for (int k = 0; k < 3; ++k)
+    if (its[k] >= limit[k]) strcat(what, *what ? "and " : ""), strcat(what, solve[k]);
+  fprintf(stderr, "insdg: step %d: %sdid not converge (iterations u/v/p %d/%d/%d, limits %d/%d, tolerances %g/%g); "
+                  "stopping after writing the fields and summary\n",
+          r->steps, *what ? what : "a solve ", st->vel_iterations[0], st->vel_iterations[1], st->p_iterations,
+          c->velocity.max_iterations, c->pressure.max_iterations, c->velocity.tolerance, c->pressure.tolerance);
+}
+
+typedef struct {
+  insdg_tasks T;
+  insdg_ins *ins;
+  bnd_data *bd;
+  observer *ob;
+  signed char *bc_vel, *bc_p;
+} solver;
+
+static void solver_create(solver *sv, const setup *s, int pure_neumann)
+{
+  const insdg_case *c = s->c;
+  const insdg_mesh *m = s->L->mesh;
+  insdg_tasks_init(&sv->T, s->L, s->op);
+  sv->bd = bnd_data_create(c, m);
+  sv->bc_vel = insdg_malloc(3 * (size_t)m->K), sv->bc_p = insdg_malloc(3 * (size_t)m->K);
+  boundary_codes(sv->bd, m, sv->bc_vel, sv->bc_p);
+  const insdg_ins_opts o = {.nu = c->nu, .dt = c->dt, .S = c->time_order, .Ns = c->substeps, .bc_vel = sv->bc_vel,
+                            .bc_p = sv->bc_p, .pure_neumann = pure_neumann, .boundary = boundary_callback,
+                            .boundary_ctx = sv->bd, .vel_tol = c->velocity.tolerance, .p_tol = c->pressure.tolerance,
+                            .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations};
+  sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
+  sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
+  const size_t n = (size_t)m->K * m->ref->Np;
+  double *u = new_array(n), *v = new_array(n), *p = new_array(n);
+  insdg_expr_eval_many(c->initial_u, n, m->x, m->y, 0.0, u);
+  insdg_expr_eval_many(c->initial_v, n, m->x, m->y, 0.0, v);
+  insdg_expr_eval_many(c->initial_p, n, m->x, m->y, 0.0, p);
+  insdg_ins_set_initial(sv->ins, u, v, p, 0.0);
+  free(u), free(v), free(p);
+}
+
+static void solver_destroy(solver *sv)
+{
+  insdg_tasks_wait(&sv->T);
+  observer_destroy(sv->ob);
+  insdg_ins_destroy(sv->ins);
+  bnd_data_destroy(sv->bd);
+  free(sv->bc_vel), free(sv->bc_p);
+}
+
+/* collective: the observed fields as fields_<step>.nc; rank 0 reports a failure */
+static void output_fields(run_state *r, solver *sv, progress *pg)
+{
+  char err[INSDG_ERRMSG_LEN];
+  const double t0 = MPI_Wtime();
+  if (write_fields(sv->ob, r->s->outdir, r->steps, r->t, err, sizeof err)) {
+    r->output_failed = 1;
+    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s\n", err);
+  } else {
+    r->files++;
+  }
+  r->stage[STAGE_OUTPUT] += MPI_Wtime() - t0;
+}
+
+/* one step, its observation and row; returns 1 when the run must stop */
+static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
+{
+  const insdg_case *c = r->s->c;
+  insdg_ins_stats st = {{0, 0}, 0, 1};
+  double t0 = MPI_Wtime();
+  const int failed = insdg_ins_step(sv->ins, &st);
+  insdg_tasks_wait(&sv->T);   /* the step's last tasks count as the step */
+  r->stage[STAGE_STEP] += MPI_Wtime() - t0;
+  r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
+  r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];
+  r->iterations[2] += st.p_iterations;
+  r->converged &= !failed;
+
+  t0 = MPI_Wtime();
+  observe_fields(sv->ob, sv->ins, r->t);
+  const diagnostics d = observe_diagnostics(sv->ob, c->dt);
+  r->finite = isfinite(d.kinetic_energy);
+  if (r->rank == 0) csv_row(r->s->csv, c, r->steps, r->t, &st, &d);
+  r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
+  if (r->rank == 0) show_progress(pg, r, &st, &d);
+  if (r->rank == 0 && (failed || !r->finite)) end_progress_line(pg);
+  if (failed && r->rank == 0) report_not_converged(r, &st);
+  if (!r->finite && r->rank == 0)
+    fprintf(stderr, "insdg: step %d: the solution is no longer finite (kinetic energy %g); stopping\n", r->steps,
+            d.kinetic_energy);
+
+  const int last = r->steps == r->s->nsteps || failed || !r->finite;
+  const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
+  while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
+  if (last || due) output_fields(r, sv, pg);
+  return last || r->output_failed;
+}
+
+static void time_loop(run_state *r, solver *sv)
+{
+  const insdg_case *c = r->s->c;
+  progress pg = {r->rank == 0 && progress_on_terminal(r->progress_mode), 0, 0};
+  double next_output = c->output_interval;
+  if (c->output_interval > 0) {   /* the initial state, with its own observation */
+    observe_fields(sv->ob, sv->ins, 0.0);
+    output_fields(r, sv, &pg);
+  }
+  r->loop_start = MPI_Wtime();
+  while (!r->output_failed && !advance(r, sv, &pg, &next_output)) {
+  }
+}
+
+static int finish(run_state *r, solver *sv)
+{
+  const insdg_case *c = r->s->c;
+  double t0 = MPI_Wtime();
+  if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
+  r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
+  int status = r->output_failed || !r->finite || !r->converged ? EXIT_FAILED_RUN : 0;
+  char err[INSDG_ERRMSG_LEN];
+  if (r->rank == 0) {
+    if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = EXIT_FAILED_RUN;
+    print_end(r);
+  }
+  return status;   /* rank 0 alone may see a summary it could not write: mpirun reports any rank's */
+}
+
+int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
+{
+  char err[INSDG_ERRMSG_LEN];
+  if (insdg_runtime_init(argc, argv, NULL, err, sizeof err)) insdg_die_user(err);
+  run_state r = {.rank = insdg_runtime_rank(), .size = insdg_runtime_size(), .wall_start = MPI_Wtime(),
+                 .progress_mode = o->progress, .converged = 1, .finite = 1};
+  setup s;
+  if (setup_create(&s, o, r.rank, r.size, err, sizeof err)) {
+    if (r.rank == 0) fprintf(stderr, "insdg: error: %s\n", err);
+    setup_destroy(&s);
+    insdg_runtime_shutdown();
+    return INSDG_EXIT_USER;
+  }
+  r.s = &s, r.workers = insdg_runtime_workers(), r.pure_neumann = !insdg_case_has_outflow(s.c);
+  if (r.rank == 0) warn_unsupported(s.c), print_start(&r), csv_header(s.csv, s.c);
+  solver sv;
+  solver_create(&sv, &s, r.pure_neumann);
+  r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
+  time_loop(&r, &sv);
+  const int status = finish(&r, &sv);
+  solver_destroy(&sv);
+  setup_destroy(&s);
+  insdg_runtime_shutdown();
+  return status;
+}

@@ -1,0 +1,35 @@
+/* run.h -- `insdg run CASE.ini`: a whole simulation from a case file (docs/user_guide.md).
+ *
+ * The driver reads and checks the case file (io/case.h), the mesh and the boundary names
+ * before any work; a user error is printed once (rank 0) and every rank returns 2. It then
+ * cuts the mesh into blocks over the MPI ranks, runs the time step of tasks/ins.h until
+ * the final time and writes into the output directory: NetCDF-UGRID field files
+ * fields_<step>.nc (u, v, p, vorticity), diagnostics.csv (one row per step) and
+ * summary.json. While it runs, rank 0 shows one progress line on a terminal, plain log
+ * lines otherwise.
+ *
+ * No StarPU or MPI types here, so that src/main.c stays free of them.
+ */
+#ifndef INSDG_RUN_H
+#define INSDG_RUN_H
+
+/* How rank 0 shows progress: one line rewritten in place, or a log line every 2% of the
+   steps. Auto: the line when stdout is a terminal and the program was not started by
+   Open MPI's mpirun (which hands rank 0 a pseudo-terminal even when its own output goes
+   to a file or a pipe), else log lines. */
+typedef enum { INSDG_PROGRESS_AUTO = 0, INSDG_PROGRESS_LINE, INSDG_PROGRESS_LOG } insdg_progress_mode;
+
+typedef struct {
+  const char *case_path;   /* the case file */
+  const char *output;      /* output directory, replacing the case's; NULL: the case's */
+  int blocks;              /* total blocks over all ranks; <= 0: 4 per rank */
+  insdg_progress_mode progress;
+} insdg_run_opts;
+
+/* Initialises and shuts down the runtime itself (collective: every rank calls it with the
+   same options). Returns the process exit status: 0 on success, 2 (INSDG_EXIT_USER) for a
+   user error, 1 when a solve did not converge or the solution stopped being finite (the
+   fields and summary of that step are still written). */
+int insdg_run(int *argc, char ***argv, const insdg_run_opts *opts);
+
+#endif

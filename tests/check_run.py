@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Check the output directory of an `insdg run` (tests/run.cmake), reading it with the
+standard json and csv modules and netCDF4 -- not with insdg's own code.
+
+usage: check_run.py DIR --steps S --files F [--forces NAME ...] [--coefficients]
+                    [--max-error FIELD=TOL ...] [--compare OTHER_DIR --rtol R]
+                    [--status "not converged"]
+
+Checks: summary.json parses, has every documented key, status "completed" (or the one
+given, with converged false for "not converged"), steps S, and relative L2 errors below the tolerances; diagnostics.csv has the documented
+header (with fx_/fy_ columns per force boundary, cd_/cl_ with --coefficients) and one row
+per step with increasing step numbers and times; exactly F files fields_NNNNNN.nc, each
+readable by netCDF4 with u, v, p, vorticity on the UGRID mesh and a time equal to its
+step's time. With --compare: the same errors and last diagnostics row as another run's,
+to relative tolerance R (decomposition invariance).
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import sys
+
+import netCDF4
+import numpy as np
+
+SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
+                "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
+                "seconds_per_step", "stage_seconds", "mean_iterations", "errors", "field_files", "converged",
+                "status"]
+CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
+               "kinetic_energy", "max_div_u", "cfl"]
+
+
+def fail(msg):
+    sys.exit(f"check_run: FAIL: {msg}")
+
+
+def check_summary(d, args):
+    with open(os.path.join(d, "summary.json")) as f:
+        s = json.load(f)
+    missing = [k for k in SUMMARY_KEYS if k not in s]
+    if missing:
+        fail(f"summary.json lacks {missing}")
+    converged = args.status != "not converged"
+    if s["steps"] != args.steps or s["converged"] is not converged or s["status"] != args.status:
+        fail(f"summary.json: steps {s['steps']} (expected {args.steps}), converged {s['converged']}, "
+             f"status {s['status']} (expected {args.status})")
+    if s["dofs"] != 3 * s["K"] * (s["N"] + 1) * (s["N"] + 2) // 2:
+        fail(f"summary.json: dofs {s['dofs']} is not 3 K Np")
+    for stage in ("setup", "step", "diagnostics", "output"):
+        if not s["stage_seconds"].get(stage, -1) >= 0:
+            fail(f"summary.json: stage_seconds lacks {stage}")
+    for spec in args.max_error:
+        field, tol = spec.split("=")
+        err = s["errors"][field]["relative"]
+        print(f"  {field}: relative L2 error {err:.3e} (tolerance {tol})")
+        if not err < float(tol):
+            fail(f"relative L2 error of {field} {err} >= {tol}")
+    return s
+
+
+def check_csv(d, args, dt):
+    with open(os.path.join(d, "diagnostics.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    expected = list(CSV_COLUMNS)
+    expected += [f"{c}_{name}" for name in args.forces for c in ("fx", "fy")]
+    if args.coefficients:
+        expected += [f"{c}_{name}" for name in args.forces for c in ("cd", "cl")]
+    if header != expected:
+        fail(f"diagnostics.csv header {header}, expected {expected}")
+    if len(rows) != args.steps:
+        fail(f"diagnostics.csv has {len(rows)} rows, expected {args.steps}")
+    for i, row in enumerate(rows):
+        values = [float(v) for v in row]
+        if len(values) != len(header) or int(values[0]) != i + 1 or abs(values[1] - (i + 1) * dt) > 1e-9:
+            fail(f"diagnostics.csv row {i + 1}: {row}")
+        if int(values[6]) != (args.status != "not converged" or i + 1 < args.steps):
+            fail(f"diagnostics.csv row {i + 1}: converged column {row[6]}")
+        if not all(math.isfinite(v) for v in values) or values[7] <= 0 or values[9] <= 0:
+            fail(f"diagnostics.csv row {i + 1}: not finite or not positive energy/CFL: {row}")
+    return rows
+
+
+def check_fields(d, args, dt):
+    files = sorted(glob.glob(os.path.join(d, "fields_*.nc")))
+    if len(files) != args.files or glob.glob(os.path.join(d, "*.tmp")):
+        fail(f"{len(files)} field files (expected {args.files}), or a .tmp file left: {os.listdir(d)}")
+    for path in files:
+        step = int(os.path.basename(path)[7:13])
+        with netCDF4.Dataset(path) as nc:
+            if nc.variables["mesh2d"].cf_role != "mesh_topology":
+                fail(f"{path}: no UGRID topology")
+            n = nc.dimensions["mesh2d_nNodes"].size
+            for name in ("u", "v", "p", "vorticity"):
+                data = np.asarray(nc.variables[name][:])
+                if data.shape != (1, n) or not np.all(np.isfinite(data)):
+                    fail(f"{path}: {name} has shape {data.shape} or is not finite")
+            t = float(nc.variables["time"][0])
+            if abs(t - step * dt) > 1e-9:
+                fail(f"{path}: time {t}, expected {step * dt}")
+    print(f"  {len(files)} field files read: {[os.path.basename(p) for p in files]}")
+
+
+def compare(s, rows, args):
+    with open(os.path.join(args.compare, "summary.json")) as f:
+        o = json.load(f)
+    with open(os.path.join(args.compare, "diagnostics.csv"), newline="") as f:
+        orow = list(csv.reader(f))[-1]
+    pairs = [(s["errors"][k]["absolute"], o["errors"][k]["absolute"]) for k in ("u", "v", "p")]
+    pairs += [(float(a), float(b)) for a, b in zip(rows[-1][7:], orow[7:])]
+    worst = max(abs(a - b) / max(abs(b), 1e-300) for a, b in pairs)
+    print(f"  against {args.compare}: largest relative difference {worst:.2e} (tolerance {args.rtol})")
+    if not worst <= args.rtol:
+        fail(f"differs from {args.compare} by {worst}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dir")
+    p.add_argument("--steps", type=int, required=True)
+    p.add_argument("--files", type=int, required=True)
+    p.add_argument("--forces", nargs="*", default=[])
+    p.add_argument("--coefficients", action="store_true")
+    p.add_argument("--max-error", nargs="*", default=[])
+    p.add_argument("--compare")
+    p.add_argument("--rtol", type=float, default=1e-9)
+    p.add_argument("--status", default="completed")
+    args = p.parse_args()
+    s = check_summary(args.dir, args)
+    rows = check_csv(args.dir, args, s["dt"])
+    check_fields(args.dir, args, s["dt"])
+    if args.compare:
+        compare(s, rows, args)
+    print(f"check_run: ok: {args.dir}")
+
+
+if __name__ == "__main__":
+    main()

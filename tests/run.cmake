@@ -1,0 +1,91 @@
+# run.cmake -- `insdg run` end to end (tasks/run.c), included from tests/CMakeLists.txt.
+# The case files are tests/cases/run_*.ini: the cases of cases/taylor_vortex and
+# cases/kovasznay on their committed meshes, cut down to a few steps.
+#  run_taylor           1 rank: 5 steps, 4 field files, forces and coefficients on two
+#                       boundaries; check_run_taylor reads the directory back (json, csv,
+#                       netCDF4) and bounds the L2 errors
+#  run_taylor_neumann   1 rank, velocity data on every side: pure-Neumann pressure, errors
+#                       up to a constant
+#  run_kovasznay        1 rank, Kovasznay flow from the exact solution, a wall force
+#  run_mpi2 / run_mpi1  the same short case on 2 ranks and on 1 rank with the same 4 blocks;
+#                       check_run_mpi2 compares errors and the last diagnostics row: equal
+#                       to 1e-6 (field round-off, amplified where an error or a force is a
+#                       small difference of large terms)
+#  run_not_converged    a pressure solve allowed 2 iterations: exit status 1 after step 1,
+#                       the message, that step's fields, summary with converged false
+#  run_bad_*            user errors: exit 2, one line on stderr, nothing on stdout, before
+#                       any work (singleton runs: under mpirun, Open MPI adds its own lines)
+set(_run_out ${CMAKE_CURRENT_BINARY_DIR}/run_out)
+set(_run_cases ${CMAKE_CURRENT_SOURCE_DIR}/cases)
+set(_check_run /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_run.py)
+
+# name, ranks, case file, extra options; the output goes to run_out/<name> (cleared first)
+function(insdg_run_test name nranks case)
+  add_test(NAME ${name}_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/${name})
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${nranks} $<TARGET_FILE:insdg> run
+           ${_run_cases}/${case} --output ${_run_out}/${name} ${ARGN})
+  set_tests_properties(${name}_clean PROPERTIES LABELS mpi FIXTURES_SETUP ${name}_clean)
+  set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                       FIXTURES_REQUIRED ${name}_clean FIXTURES_SETUP ${name}_out
+                       PASS_REGULAR_EXPRESSION "status: completed")
+endfunction()
+
+function(insdg_run_check name fixtures)
+  add_test(NAME check_${name} COMMAND ${_check_run} ${_run_out}/${name} ${ARGN})
+  set_tests_properties(check_${name} PROPERTIES LABELS mpi FIXTURES_REQUIRED "${fixtures}"
+                       PASS_REGULAR_EXPRESSION "check_run: ok")
+endfunction()
+
+insdg_run_test(run_taylor 1 run_taylor.ini)
+insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
+                --max-error u=1e-3 v=1e-3 p=5e-3)
+
+insdg_run_test(run_taylor_neumann 1 run_taylor_neumann.ini)
+insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3)
+
+insdg_run_test(run_kovasznay 1 run_kovasznay.ini --blocks 3)
+insdg_run_check(run_kovasznay run_kovasznay_out --steps 4 --files 1 --forces bottom
+                --max-error u=2e-3 v=1e-2 p=1e-2)
+
+insdg_run_test(run_mpi1 1 run_taylor_mpi.ini --blocks 4)
+insdg_run_test(run_mpi2 2 run_taylor_mpi.ini --blocks 4)
+insdg_run_check(run_mpi2 "run_mpi1_out;run_mpi2_out" --steps 2 --files 3 --forces right --max-error u=5e-3
+                --compare ${_run_out}/run_mpi1 --rtol 1e-6)
+
+# a solve that does not converge: status 1 (not a user error), the run stops after writing
+add_test(NAME run_not_converged_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/run_not_converged)
+add_test(NAME run_not_converged COMMAND sh -c "\"$0\" run \"$1\" --output \"$2\"; echo \"exit status $?\""
+         $<TARGET_FILE:insdg> ${_run_cases}/run_not_converged.ini ${_run_out}/run_not_converged)
+set_tests_properties(run_not_converged_clean PROPERTIES LABELS mpi FIXTURES_SETUP run_not_converged_clean)
+set_tests_properties(run_not_converged PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 60
+                     FIXTURES_REQUIRED run_not_converged_clean FIXTURES_SETUP run_not_converged_out
+                     PASS_REGULAR_EXPRESSION "step 1: the pressure solve did not converge.*exit status 1")
+insdg_run_check(run_not_converged run_not_converged_out --steps 1 --files 1 --forces right --status "not converged")
+
+# user errors, each before any work; the command's words are separated by '|' here
+set(_insdg $<TARGET_FILE:insdg>)
+set(INSDG_RUN_BAD
+  bad_case      "${_insdg}|run|${_run_cases}/bad_dt.ini"
+                "^insdg: error: .*bad_dt\\.ini:9: \\[time\\] dt: 0 must be > 0"
+  bad_boundary  "${_insdg}|run|${_run_cases}/run_missing_boundary.ini"
+                "^insdg: error: .*run_missing_boundary\\.ini:0: \\[boundary\\.right\\]: missing section for the mesh boundary 'right'"
+  bad_no_file   "${_insdg}|run|${_run_cases}/nonexistent.ini"
+                "^insdg: error: .*nonexistent\\.ini: cannot open the case file"
+  bad_blocks    "${_insdg}|run|${_run_cases}/run_taylor.ini|--blocks|5000"
+                "5000 blocks .*use fewer blocks"
+  bad_output    "${_insdg}|run|${_run_cases}/run_taylor.ini|--output|/dev/null/out"
+                "^insdg: error: /dev/null/out: cannot create the output directory"
+  bad_restart   "${_insdg}|run|${_run_cases}/run_taylor.ini|--restart|x.nc"
+                "^insdg: error: --restart: restarting from a checkpoint is not yet implemented"
+  bad_option    "${_insdg}|run|${_run_cases}/run_taylor.ini|--final-time|1"
+                "^insdg: error: unknown option '--final-time'"
+  bad_progress  "${_insdg}|run|${_run_cases}/run_taylor.ini|--progress|fancy"
+                "^insdg: error: --progress: 'fancy' is not one of auto, line, log")
+set(_bad ${INSDG_RUN_BAD})
+while(_bad)
+  list(POP_FRONT _bad _name _cmd _regex)
+  string(REPLACE "|" ";" _cmd "${_cmd}")
+  add_test(NAME run_${_name} COMMAND ${CMAKE_COMMAND} "-DCMD=${_cmd}" "-DREGEX=${_regex}"
+           -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
+  set_tests_properties(run_${_name} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}")
+endwhile()
