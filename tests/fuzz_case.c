@@ -26,19 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- a deterministic random source (splitmix64) -------------------------------------- */
-
+/* the shared random source, text buffer and line mutations */
 #define FUZZ_SEED 0x7c2a9e14d3b5f608ULL
 #include "fuzz_text.h"
 
-
-
 #define PICK(array) (array[rng_below(sizeof array / sizeof array[0])])
-
-/* ---- a growable byte buffer ---------------------------------------------------------- */
-
-
-
 
 static int load(const char *path, text *t)
 {
@@ -64,7 +56,6 @@ static int text_replace(text *t, const char *from, const char *to)
 
 /* ---- mutations ----------------------------------------------------------------------- */
 
-
 static void mutate_byte(text *t)
 {
   static const char special[] = {'\0', '\r', '\t', '[', ']', '=', ';', '#', ' ', '(', '.'};
@@ -72,10 +63,6 @@ static void mutate_byte(text *t)
   char c = rng_below(2) ? (char)rng_below(256) : PICK(special);
   t->data[rng_below(t->len)] = c;
 }
-
-
-
-
 
 static const char *const numbers[] = {
     "99999999999999999999", "-1", "0", "2147483647", "2147483648", "-2147483648", "1e308",

@@ -22,17 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- a deterministic random source (splitmix64) -------------------------------------- */
-
+/* the shared random source, text buffer and line mutations */
 #define FUZZ_SEED 0x1d5e6a7b3c2f9081ULL
 #include "fuzz_text.h"
-
-
-
-/* ---- a growable byte buffer ---------------------------------------------------------- */
-
-
-
 
 static int load(const char *path, text *t)
 {
@@ -47,17 +39,12 @@ static int load(const char *path, text *t)
 
 /* ---- mutations ----------------------------------------------------------------------- */
 
-
 static void mutate_byte(text *t)
 {
   if (!t->len) return;
   char c = (char)rng_below(256);
   t->data[rng_below(t->len)] = c;
 }
-
-
-
-
 
 static const char *const replacements[] = {
     "99999999999999999999", "-1", "0", "2147483647", "2147483648", "-2147483648",
