@@ -11,7 +11,9 @@
  *                                     fields, diagnostics.csv and summary.json in DIR (default:
  *                                     the case's [case] output); B blocks in all (default 4
  *                                     per rank); progress as one line on a terminal or log
- *                                     lines. --restart FILE is reserved (not yet implemented)
+ *                                     lines. --restart FILE continues from a checkpoint
+ *                                     (written every checkpoint interval and on SIGTERM
+ *                                     or SIGUSR1, into the output directory)
  *   insdg version
  *
  * User errors (bad file, bad option) print one line and exit with status 2.
@@ -79,14 +81,22 @@ static insdg_progress_mode parse_progress(const char *text)
 /* insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log] [--restart FILE] */
 static insdg_run_opts parse_run_options(int argc, char **argv)
 {
-  insdg_run_opts o = {argv[2], NULL, 0, INSDG_PROGRESS_AUTO};
+  insdg_run_opts o = {argv[2], NULL, 0, INSDG_PROGRESS_AUTO, NULL};
   for (int i = 3; i < argc; ++i) {
     const int has_value = i + 1 < argc;
     if (!strcmp(argv[i], "--output") && has_value) o.output = argv[++i];
     else if (!strcmp(argv[i], "--blocks") && has_value) o.blocks = parse_int("--blocks", argv[++i], 1, 1 << 20);
     else if (!strcmp(argv[i], "--progress") && has_value) o.progress = parse_progress(argv[++i]);
-    else if (!strcmp(argv[i], "--restart") && has_value)
-      insdg_die_user("--restart: restarting from a checkpoint is not yet implemented in 'insdg run'");
+    else if (!strcmp(argv[i], "--restart") && has_value) {
+      o.restart = argv[++i];
+      FILE *f = fopen(o.restart, "rb");   /* before any work: a checkpoint that is not there */
+      if (!f) {
+        char msg[INSDG_ERRMSG_LEN];
+        snprintf(msg, sizeof msg, "--restart: %s: cannot open the checkpoint", o.restart);
+        insdg_die_user(msg);
+      }
+      fclose(f);
+    }
     else {
       char msg[INSDG_ERRMSG_LEN];
       snprintf(msg, sizeof msg, "unknown option '%s'%s", argv[i], has_value ? "" : " or missing value");

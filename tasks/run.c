@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "checkpoint.h"
 #include "dfield.h"
 #include "error.h"
 #include "ins.h"
@@ -174,8 +176,6 @@ static void warn_unsupported(const insdg_case *c)
   if (c->pressure.preconditioner != INSDG_PRECOND_PMG_AMG || c->pressure.npmg_degrees > 0)
     fprintf(stderr, "insdg: warning: [pressure_solver] only pmg_amg with the default degrees is supported by the "
                     "time step yet; using it\n");
-  if (c->checkpoint_interval_steps > 0 || c->checkpoint_interval_seconds > 0)
-    fprintf(stderr, "insdg: warning: checkpoints are not implemented yet; [output] checkpoint_interval_* ignored\n");
   if (fabs(c->final_time - round(c->final_time / c->dt) * c->dt) > 1e-9 * c->final_time)
     fprintf(stderr, "insdg: warning: final_time %g is not a multiple of dt %g; the run ends at %g\n", c->final_time,
             c->dt, round(c->final_time / c->dt) * c->dt);
@@ -636,9 +636,15 @@ typedef struct {
   int converged, finite, output_failed, files;
   long iterations[3];          /* totals over the steps: u, v, p */
   double stage[NSTAGE];
-  double wall_start, loop_start;
+  double wall_start, loop_start, last_checkpoint;
+  int checkpoints, interrupted;
   l2_errors errors;
 } run_state;
+
+/* SIGTERM and SIGUSR1 (what Slurm sends before a time limit): checkpoint and stop at the
+   end of the current step. The flag is combined over the ranks every step. */
+static volatile sig_atomic_t stop_signal = 0;
+static void on_stop_signal(int sig) { stop_signal = sig; }
 
 static void json_errors(FILE *f, const l2_errors *E, int has_exact)
 {
@@ -870,6 +876,39 @@ static void output_fields(run_state *r, solver *sv, progress *pg)
   r->stage[STAGE_OUTPUT] += MPI_Wtime() - t0;
 }
 
+/* collective: the scheme's state as checkpoint_<step>.nc in the output directory */
+static void write_checkpoint(run_state *r, solver *sv, progress *pg)
+{
+  const insdg_case *c = r->s->c;
+  char path[INSDG_CASE_PATH_LEN + 64], err[INSDG_ERRMSG_LEN];
+  snprintf(path, sizeof path, "%s/checkpoint_%06d.nc", r->s->outdir, r->steps);
+  const insdg_checkpoint_info info = {c->order, r->s->L->mesh->K, c->time_order, c->substeps, c->dt};
+  const double t0 = MPI_Wtime();
+  if (insdg_checkpoint_write(path, &sv->T, sv->ins, &info, err, sizeof err)) {
+    r->output_failed = 1;
+    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s\n", err);
+  } else {
+    r->checkpoints++;
+    if (r->rank == 0) end_progress_line(pg), printf("insdg run: checkpoint %s (step %d, t = %g)\n", path, r->steps, r->t);
+  }
+  r->last_checkpoint = MPI_Wtime();
+  r->stage[STAGE_OUTPUT] += r->last_checkpoint - t0;
+}
+
+/* every rank the same answer: a stop signal anywhere, or the checkpoint interval due */
+static void checkpoint_decision(run_state *r, int *due, int *stop)
+{
+  const insdg_case *c = r->s->c;
+  int local[2] = {stop_signal != 0, 0};
+  if (c->checkpoint_interval_steps > 0 && r->steps % c->checkpoint_interval_steps == 0) local[1] = 1;
+  if (r->rank == 0 && c->checkpoint_interval_seconds > 0 &&
+      MPI_Wtime() - r->last_checkpoint >= c->checkpoint_interval_seconds)
+    local[1] = 1;
+  int global[2];
+  MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  *stop = global[0], *due = global[0] || global[1];
+}
+
 /* one step, its observation and row; returns 1 when the run must stop */
 static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
 {
@@ -897,10 +936,15 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
     fprintf(stderr, "insdg: step %d: the solution is no longer finite (kinetic energy %g); stopping\n", r->steps,
             d.kinetic_energy);
 
-  const int last = r->steps == r->s->nsteps || failed || !r->finite;
+  int checkpoint_due, stop;
+  checkpoint_decision(r, &checkpoint_due, &stop);
+  if (stop && r->rank == 0) end_progress_line(pg), printf("insdg run: signal received: checkpoint and stop\n");
+  r->interrupted = stop;
+  const int last = r->steps == r->s->nsteps || failed || !r->finite || stop;
   const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
   while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
   if (last || due) output_fields(r, sv, pg);
+  if (checkpoint_due && !failed && r->finite) write_checkpoint(r, sv, pg);
   return last || r->output_failed;
 }
 
@@ -909,7 +953,10 @@ static void time_loop(run_state *r, solver *sv)
   const insdg_case *c = r->s->c;
   progress pg = {r->rank == 0 && progress_on_terminal(r->progress_mode), 0, 0};
   double next_output = c->output_interval;
-  if (c->output_interval > 0) {   /* the initial state, with its own observation */
+  while (c->output_interval > 0 && next_output <= r->t + 1e-6 * c->dt) next_output += c->output_interval;
+  r->last_checkpoint = MPI_Wtime();
+  signal(SIGTERM, on_stop_signal), signal(SIGUSR1, on_stop_signal);
+  if (c->output_interval > 0 && r->steps == 0) {   /* the initial state, with its own observation */
     observe_fields(sv->ob, sv->ins, 0.0);
     output_fields(r, sv, &pg);
   }
@@ -950,6 +997,19 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   if (r.rank == 0) warn_unsupported(s.c), print_start(&r), csv_header(s.csv, s.c);
   solver sv;
   solver_create(&sv, &s, r.pure_neumann);
+  if (o->restart) {   /* continue from a checkpoint: bitwise the run it interrupted */
+    const insdg_case *c = s.c;
+    const insdg_checkpoint_info info = {c->order, s.L->mesh->K, c->time_order, c->substeps, c->dt};
+    if (insdg_checkpoint_read(o->restart, &sv.T, sv.ins, &info, err, sizeof err)) {
+      if (r.rank == 0) fprintf(stderr, "insdg: error: --restart: %s\n", err);
+      solver_destroy(&sv);
+      setup_destroy(&s);
+      insdg_runtime_shutdown();
+      return INSDG_EXIT_USER;
+    }
+    r.steps = insdg_ins_steps(sv.ins), r.t = insdg_ins_time(sv.ins);
+    if (r.rank == 0) printf("insdg run: restarted from %s at step %d, t = %g\n", o->restart, r.steps, r.t);
+  }
   r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
   time_loop(&r, &sv);
   const int status = finish(&r, &sv);

@@ -24,6 +24,7 @@ typedef struct {
   const char *output;      /* output directory, replacing the case's; NULL: the case's */
   int blocks;              /* total blocks over all ranks; <= 0: 4 per rank */
   insdg_progress_mode progress;
+  const char *restart;     /* checkpoint to continue from, or NULL */
 } insdg_run_opts;
 
 /* Initialises and shuts down the runtime itself (collective: every rank calls it with the

@@ -76,7 +76,7 @@ set(INSDG_RUN_BAD
   bad_output    "${_insdg}|run|${_run_cases}/run_taylor.ini|--output|/dev/null/out"
                 "^insdg: error: /dev/null/out: cannot create the output directory"
   bad_restart   "${_insdg}|run|${_run_cases}/run_taylor.ini|--restart|x.nc"
-                "^insdg: error: --restart: restarting from a checkpoint is not yet implemented"
+                "^insdg: error: --restart: x\\.nc: cannot open the checkpoint"
   bad_option    "${_insdg}|run|${_run_cases}/run_taylor.ini|--final-time|1"
                 "^insdg: error: unknown option '--final-time'"
   bad_progress  "${_insdg}|run|${_run_cases}/run_taylor.ini|--progress|fancy"
@@ -89,3 +89,19 @@ while(_bad)
            -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
   set_tests_properties(run_${_name} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}")
 endwhile()
+
+# checkpoint and restart through `insdg run`: 4 steps with a checkpoint every 2; then a run
+# restarted from the step-2 checkpoint must end with bitwise the same fields
+set(_ck ${CMAKE_CURRENT_BINARY_DIR}/run_ckpt)
+add_test(NAME run_checkpoint COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:insdg> run
+         ${_run_cases}/run_taylor_ckpt.ini --output ${_ck}/full)
+set_tests_properties(run_checkpoint PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_SETUP run_ckpt PASS_REGULAR_EXPRESSION "checkpoint .*checkpoint_000002.nc")
+add_test(NAME run_restart COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:insdg> run
+         ${_run_cases}/run_taylor_ckpt.ini --output ${_ck}/restarted --restart ${_ck}/full/checkpoint_000002.nc)
+set_tests_properties(run_restart PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_REQUIRED run_ckpt FIXTURES_SETUP run_restarted PASS_REGULAR_EXPRESSION "restarted from .* at step 2")
+add_test(NAME run_restart_bitwise COMMAND /usr/bin/python3 -c
+         "import netCDF4, numpy, sys; a = netCDF4.Dataset(sys.argv[1]); b = netCDF4.Dataset(sys.argv[2]); ok = all(numpy.array_equal(a[v][:], b[v][:]) for v in ('u', 'v', 'p')); print('bitwise equal' if ok else 'DIFFERENT'); sys.exit(0 if ok else 1)"
+         ${_ck}/full/fields_000004.nc ${_ck}/restarted/fields_000004.nc)
+set_tests_properties(run_restart_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED run_restarted)
