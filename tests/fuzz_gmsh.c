@@ -149,36 +149,8 @@ int main(int argc, char **argv)
       return 1;
     }
   }
-  char path[] = "/tmp/insdg_fuzz_gmsh_XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) {
-    perror("mkstemp");
-    return 1;
-  }
-  close(fd);
-
-  int nbad = 0, nread = 0;
-  text t = {0};
-  for (int it = 0; it < iterations; it++) {
-    const text *seed = &original[it % 2];
-    t.len = 0;
-    text_splice(&t, 0, 0, seed->data, seed->len);
-    int nmut = 1 + (int)rng_below(4);
-    for (int k = 0; k < nmut; k++) mutate(&t);
-    if (!run_once(&t, path, it % 10 == 9, &nread)) {
-      char keep[64];
-      snprintf(keep, sizeof keep, "/tmp/insdg_fuzz_fail_%d.msh", it);
-      fprintf(stderr, "fuzz_gmsh: iteration %d broke an invariant (input kept in %s)\n", it,
-              keep);
-      rename(path, keep);
-      nbad++;
-    }
-  }
-  unlink(path);
-  free(t.data);
+  const int nbad = fuzz_loop("gmsh", ".msh", original, iterations, mutate, run_once);
   free(original[0].data);
   free(original[1].data);
-  printf("fuzz_gmsh: %d iterations, %d read successfully, %d invariant failures\n",
-         iterations, nread, nbad);
   return nbad != 0;
 }

@@ -5,6 +5,8 @@
 #define INSDG_TEST_FUZZ_TEXT_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +103,43 @@ static void mutate_swap_lines(text *t)
   text_splice(t, a, la, second, lb);
   free(first);
   free(second);
+}
+
+/* The fuzzing loop: each iteration copies one of the two seeds, applies 1 to 4 mutations,
+   and hands the text to run_once (which writes it to path, reads it and checks the
+   invariants; short_buffer every 10th call); an input that breaks an invariant is kept as
+   /tmp/insdg_fuzz_<name>_fail_<it><suffix>. Returns the number of such inputs. */
+static int fuzz_loop(const char *name, const char *suffix, const text seeds[2], int iterations,
+                     void (*mutate)(text *), int (*run_once)(const text *, const char *, int, int *))
+{
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/insdg_fuzz_%s_XXXXXX", name);
+  const int fd = mkstemp(path);
+  if (fd < 0) {
+    perror("mkstemp");
+    return 1;
+  }
+  close(fd);
+  int nbad = 0, nread = 0;
+  text t = {0};
+  for (int it = 0; it < iterations; it++) {
+    const text *seed = &seeds[it % 2];
+    t.len = 0;
+    text_splice(&t, 0, 0, seed->data, seed->len);
+    const int nmut = 1 + (int)rng_below(4);
+    for (int k = 0; k < nmut; k++) mutate(&t);
+    if (!run_once(&t, path, it % 10 == 9, &nread)) {
+      char keep[96];
+      snprintf(keep, sizeof keep, "/tmp/insdg_fuzz_%s_fail_%d%s", name, it, suffix);
+      fprintf(stderr, "fuzz_%s: iteration %d broke an invariant (input kept in %s)\n", name, it, keep);
+      rename(path, keep);
+      nbad++;
+    }
+  }
+  unlink(path);
+  free(t.data);
+  printf("fuzz_%s: %d iterations, %d read successfully, %d invariant failures\n", name, iterations, nread, nbad);
+  return nbad;
 }
 
 #endif
