@@ -49,15 +49,9 @@ static row run(insdg_mesh *mesh, int N, int nblocks)
   signed char *bc = insdg_malloc(3 * (size_t)K);
   for (int i = 0; i < 3 * K; ++i) bc[i] = m->face_bnd[i] < 0 ? INSDG_BC_INTERIOR : INSDG_BC_DIRICHLET;
   double *bh = insdg_malloc(sizeof(double) * n), *zero = insdg_calloc(n, sizeof(double));
-  for (int e = 0; e < K; ++e)   /* b = J M f, f = 2 pi^2 sin(pi x) sin(pi y) */
-    for (int i = 0; i < Np; ++i) {
-      double s = 0;
-      for (int j = 0; j < Np; ++j) {
-        const size_t k = (size_t)e * Np + j;
-        s += ref->M[i * Np + j] * 2 * PI * PI * sin(PI * m->x[k]) * sin(PI * m->y[k]);
-      }
-      bh[(size_t)e * Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * s;
-    }
+  for (size_t k = 0; k < n; ++k) zero[k] = 2 * PI * PI * sin(PI * m->x[k]) * sin(PI * m->y[k]);   /* f */
+  insdg_mesh_weak_form(m, zero, bh);   /* b = J M f */
+  for (size_t k = 0; k < n; ++k) zero[k] = 0;
   insdg_dfield *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T), *ux = insdg_dfield_create(&T),
                *uy = insdg_dfield_create(&T);
   insdg_dfield_set(b, bh);

@@ -347,6 +347,18 @@ void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref)
     }
 }
 
+void insdg_mesh_weak_form(const insdg_mesh *m, const double *f, double *out)
+{
+  const insdg_ref *r = m->ref;
+  const int Np = r->Np;
+  for (int e = 0; e < m->K; ++e)
+    for (int i = 0; i < Np; ++i) {
+      double s = 0;
+      for (int j = 0; j < Np; ++j) s += r->M[i * Np + j] * f[(size_t)e * Np + j];
+      out[(size_t)e * Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * s;
+    }
+}
+
 int insdg_mesh_boundary(const insdg_mesh *m, const char *name)
 {
   for (int b = 0; b < m->nbnd; ++b)

@@ -72,6 +72,10 @@ insdg_mesh *insdg_mesh_refine(const insdg_mesh *m);
 /* Compute x, y, vgeo, sgeo, mapP for the reference element ref (replacing any earlier). */
 void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref);
 
+/* out = J M f element by element (the weak form of nodal values f [K][Np], e.g. a
+   right-hand side); f and out must not overlap. Geometry must be set. */
+void insdg_mesh_weak_form(const insdg_mesh *m, const double *f, double *out);
+
 /* Index of the boundary with this physical name, or -1. */
 int insdg_mesh_boundary(const insdg_mesh *m, const char *name);
 

@@ -81,12 +81,10 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
       g[(size_t)e * 3 * Nfp + k] = pb->neumann ? 0.0 : exact(pb, m->x[node], m->y[node]);
     }
   /* b = J M f - A_g(0) */
-  for (int e = 0; e < m->K; ++e)
-    for (int i = 0; i < Np; ++i) {
-      double s = 0;
-      for (int j = 0; j < Np; ++j) s += ref->M[i * Np + j] * forcing(pb, m->x[(size_t)e * Np + j], m->y[(size_t)e * Np + j]);
-      host[(size_t)e * Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * s;
-    }
+  double *f = insdg_malloc(sizeof(double) * n);
+  for (size_t k = 0; k < n; ++k) f[k] = forcing(pb, m->x[k], m->y[k]);
+  insdg_mesh_weak_form(m, f, host);
+  free(f);
   insdg_dfield *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T), *ag = insdg_dfield_create(&T);
   insdg_dfield *ux = insdg_dfield_create(&T), *uy = insdg_dfield_create(&T);
   insdg_dfield_set(b, host);
