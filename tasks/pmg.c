@@ -58,16 +58,22 @@ struct insdg_pmg {
   int rank;
 };
 
-double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda)
+/* 1 / diag(A), a new array */
+static double *inverse_diagonal(const insdg_csr *A)
 {
-  insdg_csr *A = insdg_assemble_sipdg(m, op, bc, lambda);
-  const size_t n = (size_t)m->K * op->ref->Np;
-  double *d = insdg_malloc(sizeof(double) * n);
+  double *d = insdg_malloc(sizeof(double) * (size_t)(A->nrows > 0 ? A->nrows : 1));
   insdg_csr_diagonal(A, d);
-  for (size_t i = 0; i < n; ++i) {
+  for (int i = 0; i < A->nrows; ++i) {
     INSDG_CHECK(d[i] > 0);
     d[i] = 1.0 / d[i];
   }
+  return d;
+}
+
+double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda)
+{
+  insdg_csr *A = insdg_assemble_sipdg(m, op, bc, lambda);
+  double *d = inverse_diagonal(A);
   insdg_csr_destroy(A);
   return d;
 }
@@ -478,6 +484,7 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
   starpu_vector_data_register(&pmg->coarse, pmg->rank == 0 ? STARPU_MAIN_RAM : -1, (uintptr_t)pmg->coarse_mem,
                               (uint32_t)nc, sizeof(double));
   starpu_mpi_data_register(pmg->coarse, insdg_runtime_new_tag(), 0);
+  c->dinv = inverse_diagonal(A1);
   insdg_csr_destroy(A1);
 }
 
@@ -511,7 +518,8 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
       v->Tp = &v->T;
     }
     make_level_fields(v);
-    v->dinv = insdg_sipdg_inverse_diagonal(v->L->mesh, v->op, bc, lambda);
+    if (l + 1 < nd)   /* the degree-1 level takes its diagonal from the matrix it assembles */
+      v->dinv = insdg_sipdg_inverse_diagonal(v->L->mesh, v->op, bc, lambda);
   }
   for (int l = 0; l + 1 < nd; ++l) {
     level *v = &pmg->lev[l];
