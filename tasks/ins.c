@@ -2,6 +2,7 @@
  * paper's four stages; history fields rotate by pointer, never by copy. */
 #include "ins.h"
 
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,11 @@
 #include "ops_tasks.h"
 
 enum { MAX_S = 3 };
+
+const char *const insdg_stage_names[INSDG_NSTAGES] = {"advection", "velocity", "pressure", "update"};
+
+/* ends a stage: waits for its tasks and adds the wall time since *t0 to seconds[k] */
+static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0);
 
 struct insdg_ins {
   insdg_tasks *T;
@@ -177,6 +183,14 @@ static void rotate(insdg_dfield **hist, int n)
   hist[0] = oldest;
 }
 
+static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0)
+{
+  insdg_tasks_wait(ins->T);
+  const double t1 = MPI_Wtime();
+  st->seconds[k] += t1 - *t0;
+  *t0 = t1;
+}
+
 /* solve A x = rhs for the velocity component (x holds U^n as the initial guess) */
 static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *iters)
 {
@@ -201,6 +215,8 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   /* Tasks read the boundary-data arrays from host memory when they run: let the last
      step's tasks finish before this step rewrites them. */
   insdg_tasks_wait(ins->T);
+  for (int k = 0; k < INSDG_NSTAGES; ++k) st->seconds[k] = 0;
+  double clock = MPI_Wtime();
 
   /* 1. Uhat = sum beta_i U^{n-i} - dt sum alpha_i N(U^{n-i})                (INS_TD_3_1)
         or, subcycled, sum beta_i Utilde^{n-i}                                  (§2.3) */
@@ -212,6 +228,8 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
     for (int i = 0; i < S; ++i)
       insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
   }
+
+  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock);
 
   /* P* = sigma P^n, and its boundary data extrapolated the same way */
   insdg_task_axpby(c[0], ins->p[0], 0.0, ins->pstar);
@@ -250,6 +268,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
     ok &= helmholtz(ins, ins->rhs, x, &st->vel_iterations[d]);
   }
   insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
+  stage_end(ins, st, INSDG_STAGE_VELOCITY, &clock);
 
   /* 3. pressure increment: A_0 dP = J M (-(gamma/dt) D Uhh) - A_gphi(0)      (INS_TD_3_3) */
   insdg_task_divergence(o->bc_vel, ins->gu, ins->gv, uhh, vhh, ins->div);
@@ -263,6 +282,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   const insdg_pcg_result pr = insdg_pcg(ins->T, A0, &P, ins->rhs, ins->dp, &po);
   st->p_iterations = pr.iterations;
   ok &= pr.converged;
+  stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock);
 
   /* 4. U^{n+1} = Uhh - (dt/gamma) G dP;  P^{n+1} = P* + dP                     (INS_TD_3_4) */
   insdg_task_gradient(o->bc_p, ins->gphi, ins->dp, ins->gx, ins->gy);
@@ -274,7 +294,9 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   if (o->pure_neumann) insdg_pcg_fix_mean(ins->T, ins->p[0]);
   memmove(ins->t_hist + 1, ins->t_hist, sizeof(double) * MAX_S);
   ins->t = t1, ins->t_hist[0] = t1, ins->steps++;
+  stage_end(ins, st, INSDG_STAGE_UPDATE, &clock);
   advection_of_newest(ins);
+  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock);
   st->converged = ok;
   return !ok;
 }

@@ -45,9 +45,18 @@ typedef struct {
   int vel_maxit, p_maxit;
 } insdg_ins_opts;
 
+/* the stages of a step, as timed in insdg_ins_stats.seconds */
+enum { INSDG_STAGE_ADVECTION, INSDG_STAGE_VELOCITY, INSDG_STAGE_PRESSURE, INSDG_STAGE_UPDATE, INSDG_NSTAGES };
+extern const char *const insdg_stage_names[INSDG_NSTAGES];   /* "advection", "velocity", ... */
+
 typedef struct {
   int vel_iterations[2], p_iterations;
   int converged;               /* all three solves */
+  /* wall seconds of the step's stages on this rank (each stage ends with a wait for its
+     tasks): advection (stage 1, EXT or subcycled, and N(U) of the new velocity),
+     velocity (the right-hand sides and the two Helmholtz solves), pressure (its
+     right-hand side and solve), update (projection, P^{n+1}, history) */
+  double seconds[INSDG_NSTAGES];
 } insdg_ins_stats;
 
 typedef struct insdg_ins insdg_ins;

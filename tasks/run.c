@@ -636,6 +636,7 @@ typedef struct {
   int converged, finite, output_failed, files;
   long iterations[3];          /* totals over the steps: u, v, p */
   double stage[NSTAGE];
+  double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;
   l2_errors errors;
@@ -692,6 +693,9 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"seconds_per_step\": "), json_number(f, r->stage[STAGE_STEP] / n);
   fprintf(f, ",\n  \"stage_seconds\": {");
   for (int k = 0; k < NSTAGE; ++k) fprintf(f, "%s\"%s\": ", k ? ", " : "", stage_name[k]), json_number(f, r->stage[k]);
+  fprintf(f, "},\n  \"step_seconds\": {");
+  for (int k = 0; k < INSDG_NSTAGES; ++k)
+    fprintf(f, "%s\"%s\": ", k ? ", " : "", insdg_stage_names[k]), json_number(f, r->step_stage[k]);
   fprintf(f, "},\n  \"mean_iterations\": {\"u\": "), json_number(f, (double)r->iterations[0] / n);
   fprintf(f, ", \"v\": "), json_number(f, (double)r->iterations[1] / n);
   fprintf(f, ", \"p\": "), json_number(f, (double)r->iterations[2] / n);
@@ -913,7 +917,7 @@ static void checkpoint_decision(run_state *r, int *due, int *stop)
 static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
 {
   const insdg_case *c = r->s->c;
-  insdg_ins_stats st = {{0, 0}, 0, 1};
+  insdg_ins_stats st = {{0, 0}, 0, 1, {0}};
   double t0 = MPI_Wtime();
   const int failed = insdg_ins_step(sv->ins, &st);
   insdg_tasks_wait(&sv->T);   /* the step's last tasks count as the step */
@@ -921,6 +925,7 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];
   r->iterations[2] += st.p_iterations;
+  for (int k = 0; k < INSDG_NSTAGES; ++k) r->step_stage[k] += st.seconds[k];
   r->converged &= !failed;
 
   t0 = MPI_Wtime();
