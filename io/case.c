@@ -784,7 +784,7 @@ static int read_time(parse_state *st, insdg_case *c)
   c->substeps = 0;
   if (get_real(st, c, "time", "dt", 1, REAL_POSITIVE, &c->dt) ||
       get_real(st, c, "time", "final_time", 1, REAL_POSITIVE, &c->final_time) ||
-      get_int(st, "time", "order", 0, 1, 3, &c->time_order) ||
+      get_int(st, "time", "order", 0, 1, 2, &c->time_order) ||
       get_int(st, "time", "substeps", 0, 0, 1000, &c->substeps))
     return -1;
   return 0;

@@ -111,7 +111,7 @@ typedef struct insdg_case {
   /* [time] */
   double dt;                        /* time step, > 0 */
   double final_time;                /* > 0; the run covers [0, final_time] */
-  int time_order;                   /* S, BDF/EXT order, 1..3 (default 2) */
+  int time_order;                   /* S, BDF/EXT order, 1..2 (default 2; S = 3 is unstable with this splitting: docs/numerics.md) */
   int substeps;                     /* Ns, semi-Lagrangian substeps; 0: no subcycling */
 
   /* [velocity_solver], [pressure_solver] */

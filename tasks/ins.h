@@ -1,5 +1,6 @@
 /* ins.h -- the incompressible Navier-Stokes time step of paper §2.2 on the task graph:
- * BDF/EXT of order S = 1..3 with lower-order start-up and the algebraic splitting with
+ * BDF/EXT of order S = 1..3 (S = 3 is unstable: docs/numerics.md; the case file refuses it)
+ * with lower-order start-up and the algebraic splitting with
  * pressure increment (eq. INS_TD_3_1-4):
  *   1. Uhat  = sum_i beta_i U^{n-i} - dt sum_i alpha_i N(U^{n-i})          (INS_TD_3_1)
  *   2. (-L + gamma/(nu dt)) Uhh = Uhat/(nu dt) - (1/nu) G P*                (INS_TD_3_2)

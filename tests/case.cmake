@@ -41,7 +41,7 @@ set(INSDG_BAD_CASES
                             "bad_extra_boundary\\.ini:18: \\[boundary\\.left\\]: the mesh has no boundary"
   bad_circular         "-"  "bad_circular\\.ini:6: \\[constants\\] a: unknown variable 'b'"
   bad_wall_p           "-"  "bad_wall_p\\.ini:24: \\[boundary\\.right\\] p: not allowed on a wall"
-  bad_time_order       "-"  "bad_time_order\\.ini:11: \\[time\\] order: 4 is out of range \\(1\\.\\.3\\)"
+  bad_time_order       "-"  "bad_time_order\\.ini:11: \\[time\\] order: 3 is out of range \\(1\\.\\.2\\)"
   bad_substeps         "-"  "bad_substeps\\.ini:12: \\[time\\] substeps: -1 is out of range"
   bad_dt               "-"  "bad_dt\\.ini:9: \\[time\\] dt: 0 must be > 0"
   bad_type             "-"  "bad_type\\.ini:23: \\[boundary\\.right\\] type: unknown boundary type 'slip'"

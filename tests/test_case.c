@@ -75,7 +75,7 @@ static void check_good_scalars(const insdg_case *c, const char *dir)
   EXPECT_NEAR(c->nu, 0.01);
   EXPECT_NEAR(c->dt, 1e-3);
   EXPECT_NEAR(c->final_time, 0.75);
-  EXPECT(c->time_order == 3);
+  EXPECT(c->time_order == 1);
   EXPECT(c->substeps == 4);
   EXPECT_NEAR(c->velocity.tolerance, 1e-10);
   EXPECT(c->velocity.max_iterations == 300);
