@@ -274,7 +274,7 @@ static const char boundary_prefix[] = "boundary.";
 static const char *section_keys(const char *section)
 {
   static const char *const keys[NPLAIN_SECTIONS] = {
-      "name mesh order output", NULL, "nu", "dt final_time order substeps",
+      "name mesh order refine output", NULL, "nu", "dt final_time order substeps",
       "tolerance max_iterations preconditioner",
       "tolerance max_iterations preconditioner pmg_degrees", "u v p", "u v p",
       "interval checkpoint_interval_steps checkpoint_interval_seconds forces"};
@@ -724,7 +724,8 @@ static int read_output_dir(parse_state *st, insdg_case *c)
 static int read_case_section(parse_state *st, insdg_case *c)
 {
   if (read_case_name(st, c) || read_mesh_path(st, c) ||
-      get_int(st, "case", "order", 1, 1, 15, &c->order) || read_output_dir(st, c))
+      get_int(st, "case", "order", 1, 1, 15, &c->order) || get_int(st, "case", "refine", 0, 0, 6, &c->refine) ||
+      read_output_dir(st, c))
     return -1;
   return 0;
 }

@@ -99,6 +99,7 @@ typedef struct insdg_case {
   char name[INSDG_CASE_NAME_LEN];   /* default: the case file's stem; letters, digits, _-.+ */
   char mesh[INSDG_CASE_PATH_LEN];   /* resolved; the file exists and is readable */
   int order;                        /* N, 1..15 */
+  int refine;                       /* uniform refinements of the mesh after reading, 0..6 */
   char output[INSDG_CASE_PATH_LEN]; /* resolved output directory (default out/<name>) */
 
   /* [constants], in file order, then "nu" last (nconstants counts it) */

@@ -156,6 +156,11 @@ static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, c
   if (agree(insdg_case_read(o->case_path, &s->c, err, errlen), err, errlen)) return 1;
   if (agree(check_steps(s->c, &s->nsteps, err, errlen), err, errlen)) return 1;
   if (agree(insdg_mesh_read(s->c->mesh, &s->mesh, err, errlen), err, errlen)) return 1;
+  for (int k = 0; k < s->c->refine; ++k) {   /* uniform refinement: each triangle into four */
+    insdg_mesh *fine = insdg_mesh_refine(s->mesh);
+    insdg_mesh_destroy(s->mesh);
+    s->mesh = fine;
+  }
   if (agree(check_boundaries(s, err, errlen), err, errlen)) return 1;
   s->ref = insdg_ref_create(s->c->order);
   s->op = insdg_ops_create(s->ref);

@@ -64,7 +64,7 @@ static void check_good_scalars(const insdg_case *c, const char *dir)
   EXPECT(strcmp(c->mesh, expect) == 0);
   snprintf(expect, sizeof expect, "%s/out/taylor", dir);
   EXPECT(strcmp(c->output, expect) == 0);
-  EXPECT(c->order == 6);
+  EXPECT(c->order == 6 && c->refine == 1);
   EXPECT(c->nconstants == 4);
   static const char *const names[4] = {"Re", "k", "amp", "nu"};
   const double values[4] = {100, 2 * pi, 1.5, 0.01};
@@ -203,7 +203,7 @@ static void test_defaults(const char *casedir)
   EXPECT(strcmp(c->name, "minimal") == 0);   /* the file's stem */
   snprintf(expect, sizeof expect, "%s/out/minimal", casedir);
   EXPECT(strcmp(c->output, expect) == 0);
-  EXPECT(c->order == 1);
+  EXPECT(c->order == 1 && c->refine == 0);
   EXPECT(c->nconstants == 1 && strcmp(c->constants[0].name, "nu") == 0);
   EXPECT(c->time_order == 2 && c->substeps == 0);
   EXPECT_NEAR(c->velocity.tolerance, 1e-8);
