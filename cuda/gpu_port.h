@@ -5,6 +5,9 @@
  * blockIdx, __syncthreads() and <<<grid, block, shmem, stream>>> launches,
  * which both dialects accept unchanged; host-side runtime calls go through
  * the gpu* names below. Include this only from .cu files, never from C.
+ * Kernels use no warp-level intrinsics (shuffles, ballots), so nothing depends
+ * on the warp width (32 on NVIDIA, 64 on gfx90a/gfx908): block reductions go
+ * through shared memory with __syncthreads().
  */
 #ifndef INSDG_GPU_PORT_H
 #define INSDG_GPU_PORT_H
@@ -33,6 +36,7 @@
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetDeviceCount hipGetDeviceCount
 #define gpuSetDevice hipSetDevice
+#define gpuGetDevice hipGetDevice
 #define gpuStreamCreate hipStreamCreate
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
@@ -41,6 +45,18 @@
 #define gpuEventSynchronize hipEventSynchronize
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuEventDestroy hipEventDestroy
+#define gpuDeviceProp_t hipDeviceProp_t
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define gpuDevAttrClockRate hipDeviceAttributeClockRate
+#define gpuDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define gpuDevAttrMemoryClockRate hipDeviceAttributeMemoryClockRate
+#define gpuDevAttrGlobalMemoryBusWidth hipDeviceAttributeMemoryBusWidth
+#define gpuDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
+#define gpuDevAttrMaxSharedMemoryPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
+#define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
+#define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
+#define gpuDevAttrComputeCapabilityMinor hipDeviceAttributeComputeCapabilityMinor
 
 #else /* CUDA */
 #include <cuda_runtime.h>
@@ -63,6 +79,7 @@
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetDeviceCount cudaGetDeviceCount
 #define gpuSetDevice cudaSetDevice
+#define gpuGetDevice cudaGetDevice
 #define gpuStreamCreate cudaStreamCreate
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
@@ -71,6 +88,18 @@
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuEventDestroy cudaEventDestroy
+#define gpuDeviceProp_t cudaDeviceProp
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDevAttrClockRate cudaDevAttrClockRate
+#define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
+#define gpuDevAttrMemoryClockRate cudaDevAttrMemoryClockRate
+#define gpuDevAttrGlobalMemoryBusWidth cudaDevAttrGlobalMemoryBusWidth
+#define gpuDevAttrL2CacheSize cudaDevAttrL2CacheSize
+#define gpuDevAttrMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
+#define gpuDevAttrWarpSize cudaDevAttrWarpSize
+#define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define gpuDevAttrComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #endif
 
 /* Abort with file:line, the failing call and the runtime's error string. */

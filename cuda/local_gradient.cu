@@ -1,154 +1,155 @@
-// local_gradient.cu -- the local gradient kernel of Karakus et al.
-// ("Local Gradient Kernel"), compiled unchanged by nvcc (CUDA) and by hipcc
-// (HIP); see gpu_port.h. C interface in insdg_gpu.h.
-//
-// For element e and node i (Np = (N+1)(N+2)/2 nodes):
+// local_gradient.cu -- the local gradient kernel of Karakus et al. §5 ("Local Gradient
+// Kernel"), the CPU reference being local_gradient in src/ops_kernels.inc:
 //   ur = sum_j Dr[i][j] u[e][j],   us = sum_j Ds[i][j] u[e][j]
 //   ux[e][i] = rx*ur + sx*us,      uy[e][i] = ry*ur + sy*us
-// vgeo[e*5 + {0:rx, 1:sx, 2:ry, 3:sy, 4:J}]; fields [K][Np]; Dr, Ds [Np][Np]
-// row-major. Kernels are templated on NP so the j loop has a compile-time
-// trip count, instantiated for N = 1..INSDG_GPU_NMAX and dispatched on N.
+// summed over j in increasing order, as on the CPU. Versions (the paper's ladder):
+//   0  Kernel 0: one element per block, one thread per node, u read from global
+//      memory inside the product, loop not unrolled;
+//   1  Kernels 1+2: u staged in shared memory, products fully unrolled;
+//   2  Kernel 3: several elements per block (about 256 threads);
+//   3  Kernel 4: several elements per block and P = 4 elements per thread, so that
+//      each loaded entry of Dr, Ds serves P elements (results in registers).
+// const and __restrict__ (the paper's Kernel 2) are on every version.
 
-#include "gpu_port.h"
-#include "insdg_gpu.h"
+#include "gpu_common.cuh"
 
-#include <stddef.h>
-
+namespace insdg_gpu {
 namespace {
 
-constexpr int kNgeo = 5; // rx, sx, ry, sy, J
-static_assert(INSDG_GPU_NMAX == 10, "update the INSDG_LG_CASE list below");
-
-constexpr int np_of(int n) { return (n + 1) * (n + 2) / 2; }
-
-// Elements per block for version 1: about 256 threads per block.
-constexpr int ne_of(int np) { return (256 / np) > 0 ? (256 / np) : 1; }
-
-// Kernel 0: one element per block, one thread per node; u read from global
-// memory (every thread of the element re-reads the element's Np values).
-template <int NP>
-__global__ void __launch_bounds__(NP)
-local_gradient_v0(int K, const double *__restrict__ Dr, const double *__restrict__ Ds,
-                  const double *__restrict__ vgeo, const double *__restrict__ u,
-                  double *__restrict__ ux, double *__restrict__ uy)
+template <int N>
+__global__ void __launch_bounds__(Dim<N>::NP)
+lg_v0(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, const double *__restrict__ vgeo,
+      const double *__restrict__ u, double *__restrict__ ux, double *__restrict__ uy)
 {
-    const int e = blockIdx.x;
-    const int i = threadIdx.x;
+    constexpr int NP = Dim<N>::NP;
+    const int e = blockIdx.x, i = threadIdx.x;
     if (e >= K || i >= NP) return;
-    const double *ue = u + (size_t)e * NP;
     double ur = 0.0, us = 0.0;
-#pragma unroll
-    for (int j = 0; j < NP; j++) {
-        const double uj = ue[j];
-        ur += Dr[i * NP + j] * uj;
-        us += Ds[i * NP + j] * uj;
+#pragma unroll 1
+    for (int j = 0; j < NP; ++j) {
+        const double uj = u[(size_t)e * NP + j];
+        ur += DrT[j * NP + i] * uj;
+        us += DsT[j * NP + i] * uj;
     }
-    const double *g = vgeo + (size_t)e * kNgeo;
-    const double rx = g[0], sx = g[1], ry = g[2], sy = g[3];
+    const double *g = vgeo + (size_t)e * NVGEO;
     const size_t id = (size_t)e * NP + i;
-    ux[id] = rx * ur + sx * us;
-    uy[id] = ry * ur + sy * us;
+    ux[id] = g[RX] * ur + g[SX] * us;
+    uy[id] = g[RY] * ur + g[SY] * us;
 }
 
-// Kernel 1: NE elements per block (NE*NP threads), the block's u staged in
-// shared memory with one coalesced load, then one thread per node.
-template <int NP, int NE>
-__global__ void __launch_bounds__(NP * NE)
-local_gradient_v1(int K, const double *__restrict__ Dr, const double *__restrict__ Ds,
-                  const double *__restrict__ vgeo, const double *__restrict__ u,
-                  double *__restrict__ ux, double *__restrict__ uy)
+// G groups of NP threads; group g handles the block's elements p*G + g, p < P.
+template <int N, int G, int P>
+__global__ void __launch_bounds__(G * Dim<N>::NP)
+lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT,
+           const double *__restrict__ vgeo, const double *__restrict__ u, double *__restrict__ ux,
+           double *__restrict__ uy)
 {
+    constexpr int NP = Dim<N>::NP, NE = G * P, NT = G * NP;
     __shared__ double s_u[NE * NP];
     const int t = threadIdx.x;
-    const size_t base = (size_t)blockIdx.x * (NE * NP);
-    const size_t total = (size_t)K * NP;
-    if (base + t < total) s_u[t] = u[base + t];
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    const size_t base = e_first * NP, total = (size_t)K * NP;
+    for (int k = t; k < NE * NP; k += NT) s_u[k] = base + k < total ? u[base + k] : 0.0;
     __syncthreads();
 
-    const int el = t / NP;        // element within the block
-    const int i = t - el * NP;    // node within the element
-    const size_t e = (size_t)blockIdx.x * NE + el;
-    if (el >= NE || e >= (size_t)K) return;
-
-    const double *ue = s_u + el * NP;
-    double ur = 0.0, us = 0.0;
+    const int g = t / NP, i = t - g * NP;
+    double ur[P], us[P];
 #pragma unroll
-    for (int j = 0; j < NP; j++) {
-        const double uj = ue[j];
-        ur += Dr[i * NP + j] * uj;
-        us += Ds[i * NP + j] * uj;
+    for (int p = 0; p < P; ++p) ur[p] = 0.0, us[p] = 0.0;
+#pragma unroll
+    for (int j = 0; j < NP; ++j) {
+        const double dr = DrT[j * NP + i], ds = DsT[j * NP + i];
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            const double uj = s_u[(p * G + g) * NP + j];
+            ur[p] += dr * uj;
+            us[p] += ds * uj;
+        }
     }
-    const double *g = vgeo + e * kNgeo;
-    const double rx = g[0], sx = g[1], ry = g[2], sy = g[3];
-    const size_t id = base + t;
-    ux[id] = rx * ur + sx * us;
-    uy[id] = ry * ur + sy * us;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+        const size_t e = e_first + p * G + g;
+        if (e < (size_t)K) {
+            const double *gg = vgeo + e * NVGEO;
+            const size_t id = e * NP + i;
+            ux[id] = gg[RX] * ur[p] + gg[SX] * us[p];
+            uy[id] = gg[RY] * ur[p] + gg[SY] * us[p];
+        }
+    }
 }
 
-template <int NP>
-int launch_local_gradient(int version, int K, const double *Dr, const double *Ds,
-                          const double *vgeo, const double *u, double *ux, double *uy,
-                          gpuStream_t stream)
+// Groups per block and elements per thread of versions 1..3.
+template <int N>
+struct LgConfig {
+    static constexpr int NP = Dim<N>::NP;
+    static constexpr int G2 = (256 + NP - 1) / NP;
+    static constexpr int G3 = (128 + NP - 1) / NP, P3 = 4;
+};
+
+template <int N, int G, int P>
+int launch_blocked(int K, const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, double *ux,
+                   double *uy, gpuStream_t s)
 {
+    constexpr int NE = G * P;
+    lg_blocked<N, G, P><<<nblocks_for((size_t)K, NE), G * Dim<N>::NP, 0, s>>>(K, R->DrT, R->DsT, B->vgeo, u, ux,
+                                                                                uy);
+    return launch_status();
+}
+
+template <int N>
+int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, double *ux,
+           double *uy, gpuStream_t s)
+{
+    using C = LgConfig<N>;
+    const int K = B->K;
     switch (version) {
     case 0:
-        local_gradient_v0<NP><<<K, NP, 0, stream>>>(K, Dr, Ds, vgeo, u, ux, uy);
-        break;
-    case 1: {
-        constexpr int NE = ne_of(NP);
-        const int nblocks = (K + NE - 1) / NE;
-        local_gradient_v1<NP, NE><<<nblocks, NP * NE, 0, stream>>>(K, Dr, Ds, vgeo, u, ux, uy);
-        break;
+        lg_v0<N><<<K, Dim<N>::NP, 0, s>>>(K, R->DrT, R->DsT, B->vgeo, u, ux, uy);
+        return launch_status();
+    case 1: return launch_blocked<N, 1, 1>(K, R, B, u, ux, uy, s);
+    case 2: return launch_blocked<N, C::G2, 1>(K, R, B, u, ux, uy, s);
+    case 3: return launch_blocked<N, C::G3, C::P3>(K, R, B, u, ux, uy, s);
+    default: return INSDG_GPU_EBADVERSION;
     }
-    default:
-        return INSDG_GPU_EBADVERSION;
+}
+
+template <int N>
+int info(int version, insdg_gpu_launch *out)
+{
+    using C = LgConfig<N>;
+    constexpr int NP = Dim<N>::NP;
+    switch (version) {
+    case 0: set_launch(out, NP, 1, 1, 0); break;
+    case 1: set_launch(out, NP, 1, 1, sizeof(double) * NP); break;
+    case 2: set_launch(out, C::G2 * NP, C::G2, 1, sizeof(double) * C::G2 * NP); break;
+    case 3: set_launch(out, C::G3 * NP, C::G3 * C::P3, C::P3, sizeof(double) * C::G3 * C::P3 * NP); break;
+    default: return INSDG_GPU_EBADVERSION;
     }
-    return gpuGetLastError() == gpuSuccess ? INSDG_GPU_OK : INSDG_GPU_ELAUNCH;
+    return INSDG_GPU_OK;
 }
 
 } // namespace
 
-extern "C" int insdg_gpu_device_count(void)
+int launch_info_local_gradient(int N, int version, insdg_gpu_launch *out)
 {
-    int n = 0;
-    gpuError_t err = gpuGetDeviceCount(&n);
-    if (err != gpuSuccess) {
-        (void)gpuGetLastError(); // clear the error state
-        return 0;
-    }
-    return n;
+    const int v = resolve_version(version);
+    if (v < 0) return INSDG_GPU_EBADVERSION;
+    return dispatch_n(N, [&](auto n) { return info<decltype(n)::value>(v, out); });
 }
 
-extern "C" int insdg_gpu_local_gradient(int N, int version, int K, const double *d_Dr,
-                                        const double *d_Ds, const double *d_vgeo,
-                                        const double *d_u, double *d_ux, double *d_uy,
-                                        void *stream)
-{
-    if (N < 1 || N > INSDG_GPU_NMAX) return INSDG_GPU_EBADN;
-    if (version < 0 || version >= INSDG_GPU_LOCAL_GRADIENT_NVERSIONS)
-        return INSDG_GPU_EBADVERSION;
-    if (K < 0) return INSDG_GPU_EBADARG;
-    if (K == 0) return INSDG_GPU_OK;
-    if (!d_Dr || !d_Ds || !d_vgeo || !d_u || !d_ux || !d_uy) return INSDG_GPU_EBADARG;
-    gpuStream_t s = (gpuStream_t)stream;
+} // namespace insdg_gpu
 
-#define INSDG_LG_CASE(n)                                                                 \
-    case n:                                                                              \
-        return launch_local_gradient<np_of(n)>(version, K, d_Dr, d_Ds, d_vgeo, d_u, d_ux, \
-                                               d_uy, s);
-    switch (N) {
-        INSDG_LG_CASE(1)
-        INSDG_LG_CASE(2)
-        INSDG_LG_CASE(3)
-        INSDG_LG_CASE(4)
-        INSDG_LG_CASE(5)
-        INSDG_LG_CASE(6)
-        INSDG_LG_CASE(7)
-        INSDG_LG_CASE(8)
-        INSDG_LG_CASE(9)
-        INSDG_LG_CASE(10)
-    default:
-        return INSDG_GPU_EBADN;
-    }
-#undef INSDG_LG_CASE
+using namespace insdg_gpu;
+
+extern "C" int insdg_gpu_local_gradient(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version,
+                                        const double *u, double *ux, double *uy, void *stream)
+{
+    int rc = check_element_args(R, B);
+    if (rc != INSDG_GPU_OK) return rc;
+    const int v = resolve_version(version);
+    if (v < 0) return INSDG_GPU_EBADVERSION;
+    if (B->K == 0) return INSDG_GPU_OK;
+    if (!R->DrT || !R->DsT || !u || !ux || !uy) return INSDG_GPU_EBADARG;
+    gpuStream_t s = (gpuStream_t)stream;
+    return dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, R, B, u, ux, uy, s); });
 }

@@ -793,7 +793,7 @@ static int read_time(parse_state *st, insdg_case *c)
 
 const char *insdg_precond_name(insdg_precond p)
 {
-  static const char *const names[] = {"none", "jacobi", "inverse_mass", "pmg_amg", "full_amg"};
+  static const char *const names[] = {"default", "none", "jacobi", "inverse_mass", "pmg_amg", "full_amg"};
   return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }
 

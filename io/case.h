@@ -58,7 +58,8 @@ typedef enum {
 } insdg_boundary_kind;
 
 typedef enum {
-  INSDG_PRECOND_NONE = 0,
+  INSDG_PRECOND_DEFAULT = 0,   /* the solver's default (never read from a case file) */
+  INSDG_PRECOND_NONE,
   INSDG_PRECOND_JACOBI,
   INSDG_PRECOND_INVERSE_MASS,  /* velocity only */
   INSDG_PRECOND_PMG_AMG,       /* pressure only */

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg.h"
+#include "assemble.h"
+#include "case.h"
 #include "error.h"
 #include "ops_tasks.h"
 
@@ -31,7 +34,50 @@ struct insdg_ins {
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   insdg_pmg *pmg;
   insdg_sipdg_ctx helm, poisson;
+  double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
+  double *jacobi_u, jacobi_lambda;  /* velocity Jacobi, for the lambda it was made for */
+  struct full_amg *famg;
 };
+
+/* ------------------------------------------------------------------ preconditioners -- */
+
+/* full AMG (comparison option, ins.h): the assembled degree-N matrix of the whole
+   renumbered mesh and its AMG on every rank, applied to the gathered residual */
+typedef struct full_amg {
+  const insdg_layout *L;
+  insdg_csr *A;
+  insdg_amg *amg;
+  double *orig, *r, *z;   /* [K][Np]: original order, renumbered residual, correction */
+} full_amg;
+
+static full_amg *full_amg_create(insdg_tasks *T, const signed char *bc)
+{
+  const insdg_mesh *m = T->L->mesh;
+  const size_t n = (size_t)m->K * m->ref->Np;
+  full_amg *f = insdg_calloc(1, sizeof *f);
+  f->L = T->L;
+  f->A = insdg_assemble_sipdg(m, T->op, bc, 0.0);
+  f->amg = insdg_amg_setup(f->A, NULL);
+  f->orig = insdg_malloc(sizeof(double) * n), f->r = insdg_malloc(sizeof(double) * n), f->z = insdg_malloc(sizeof(double) * n);
+  return f;
+}
+
+static void full_amg_destroy(full_amg *f)
+{
+  if (!f) return;
+  insdg_amg_destroy(f->amg), insdg_csr_destroy(f->A);
+  free(f->orig), free(f->r), free(f->z), free(f);
+}
+
+static void full_amg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
+{
+  full_amg *f = ctx;
+  const int K = f->L->mesh->K, Np = f->L->mesh->ref->Np;
+  insdg_dfield_gather(in, f->orig);   /* every rank, original element order */
+  for (int e = 0; e < K; ++e) memcpy(f->r + (size_t)e * Np, f->orig + (size_t)f->L->old_elem[e] * Np, sizeof(double) * Np);
+  insdg_amg_apply(f->amg, f->r, f->z);
+  insdg_dfield_set(out, f->z);
+}
 
 /* BDF/EXT coefficients (Karniadakis et al. 1991), gamma, beta_i, alpha_i */
 static void bdf_ext(int S, double *gamma, double beta[MAX_S], double alpha[MAX_S])
@@ -83,7 +129,20 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 20; ++k) ins->stage_g[k] = opts->Ns > 0 ? insdg_calloc(nf, sizeof(double)) : NULL;
-  ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, NULL);
+  const insdg_mesh *rm = T->L->mesh;
+  switch (opts->p_precond) {
+  case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
+    const insdg_pmg_opts po = {.ndegrees = opts->npmg_degrees, .degrees = opts->pmg_degrees};
+    ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, &po);
+    break;
+  }
+  case INSDG_PRECOND_JACOBI: ins->jacobi_p = insdg_sipdg_inverse_diagonal(rm, T->op, opts->bc_p, 0.0); break;
+  case INSDG_PRECOND_FULL_AMG: ins->famg = full_amg_create(T, opts->bc_p); break;
+  case INSDG_PRECOND_NONE: break;
+  default: INSDG_CHECK(!"a pressure preconditioner");
+  }
+  INSDG_CHECK(opts->vel_precond == INSDG_PRECOND_DEFAULT || opts->vel_precond == INSDG_PRECOND_NONE ||
+              opts->vel_precond == INSDG_PRECOND_JACOBI || opts->vel_precond == INSDG_PRECOND_INVERSE_MASS);
   ins->poisson = (insdg_sipdg_ctx){opts->bc_p, 0.0, ins->ux, ins->uy};
   return ins;
 }
@@ -99,6 +158,8 @@ void insdg_ins_destroy(insdg_ins *ins)
                              ins->div, ins->dp, ins->ux, ins->uy, ins->tmp};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
   insdg_pmg_destroy(ins->pmg);
+  full_amg_destroy(ins->famg);
+  free(ins->jacobi_p), free(ins->jacobi_u);
   free(ins->gu), free(ins->gv), free(ins->gp), free(ins->gphi), free(ins->gpstar);
   free(ins->hu), free(ins->hv), free(ins->helm_u), free(ins->helm_v);
   for (int k = 0; k < 3; ++k) free(ins->scratch[k]);
@@ -195,8 +256,16 @@ static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0)
 static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *iters)
 {
   insdg_linop A = {insdg_sipdg_apply, &ins->helm}, P = {insdg_inverse_mass_apply, NULL};
+  if (ins->o.vel_precond == INSDG_PRECOND_JACOBI) {
+    if (!ins->jacobi_u || ins->jacobi_lambda != ins->helm.lambda) {   /* lambda changes during start-up */
+      free(ins->jacobi_u);
+      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T->L->mesh, ins->T->op, ins->o.bc_vel, ins->helm.lambda);
+      ins->jacobi_lambda = ins->helm.lambda;
+    }
+    P = (insdg_linop){insdg_jacobi_apply, ins->jacobi_u};
+  }
   const insdg_pcg_opts o = {.rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
-  const insdg_pcg_result r = insdg_pcg(ins->T, A, &P, rhs, x, &o);
+  const insdg_pcg_result r = insdg_pcg(ins->T, A, ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P, rhs, x, &o);
   *iters = r.iterations;
   return r.converged;
 }
@@ -277,9 +346,12 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   insdg_task_sipdg_data(o->bc_p, ins->gphi, 0.0, ins->tmp, ins->ux, ins->uy, ins->div);
   insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
   insdg_task_axpby(0.0, ins->div, 0.0, ins->dp);
-  insdg_linop A0 = {insdg_sipdg_apply, &ins->poisson}, P = {insdg_pmg_apply, ins->pmg};
-  const insdg_pcg_opts po = {.rtol = o->p_tol, .maxit = o->p_maxit, .flexible = 1, .null_space = o->pure_neumann};
-  const insdg_pcg_result pr = insdg_pcg(ins->T, A0, &P, ins->rhs, ins->dp, &po);
+  insdg_linop A0 = {insdg_sipdg_apply, &ins->poisson};
+  const insdg_linop P = ins->pmg ? (insdg_linop){insdg_pmg_apply, ins->pmg}
+                      : ins->famg ? (insdg_linop){full_amg_apply, ins->famg} : (insdg_linop){insdg_jacobi_apply, ins->jacobi_p};
+  const int nonlinear = ins->pmg || ins->famg;   /* K-cycles: flexible PCG */
+  const insdg_pcg_opts po = {.rtol = o->p_tol, .maxit = o->p_maxit, .flexible = nonlinear, .null_space = o->pure_neumann};
+  const insdg_pcg_result pr = insdg_pcg(ins->T, A0, ins->pmg || ins->famg || ins->jacobi_p ? &P : NULL, ins->rhs, ins->dp, &po);
   st->p_iterations = pr.iterations;
   ok &= pr.converged;
   stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock);

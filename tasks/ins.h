@@ -12,8 +12,8 @@
  * substeps per step, Ubar the polynomial through U^{n-i} at t^{n-i} (i < S); by
  * linearity the weighted sum is advected at once, adding beta_i U^{n-i} as it passes
  * t^{n-i}, so a step costs S Ns substeps.
- * Velocity Helmholtz: PCG with the inverse mass matrix, one solve per component.
- * Pressure: flexible PCG with pMG-AMG; pure Neumann (no outflow) projects out the
+ * Velocity Helmholtz: PCG (inverse mass matrix by default), one solve per component.
+ * Pressure: flexible PCG (pMG-AMG by default); pure Neumann (no outflow) projects out the
  * constants and fixes the pressure's mean.
  *
  * Boundaries (per face, from the case): velocity Dirichlet on inflow and walls (data in
@@ -44,6 +44,15 @@ typedef struct {
   void *boundary_ctx;
   double vel_tol, p_tol;
   int vel_maxit, p_maxit;
+  /* preconditioners, values of insdg_precond (io/case.h); 0 (INSDG_PRECOND_DEFAULT) = the defaults: inverse
+     mass for the velocity, pMG-AMG for the pressure. velocity: none, jacobi,
+     inverse_mass; pressure: none, jacobi, pmg_amg (degrees pmg_degrees[npmg_degrees],
+     0 = halving), full_amg (the AMG of the assembled degree-N matrix of the whole mesh,
+     held and applied on every rank to the gathered residual: a comparison option for
+     runs on one node, O(K) memory per rank) */
+  int vel_precond, p_precond;
+  int npmg_degrees;
+  const int *pmg_degrees;
 } insdg_ins_opts;
 
 /* the stages of a step, as timed in insdg_ins_stats.seconds */

@@ -170,17 +170,9 @@ static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, c
   return agree(open_output(s, o, rank, err, errlen), err, errlen);
 }
 
-/* Settings of the case the time step cannot honour yet: said once, not silently dropped. */
+/* Settings of the case that are taken with a change: said once, not silently. */
 static void warn_unsupported(const insdg_case *c)
 {
-  if (c->velocity.preconditioner != INSDG_PRECOND_INVERSE_MASS)
-    fprintf(stderr,
-            "insdg: warning: [velocity_solver] preconditioner = %s is not supported by the time step yet; "
-            "using inverse_mass\n",
-            insdg_precond_name(c->velocity.preconditioner));
-  if (c->pressure.preconditioner != INSDG_PRECOND_PMG_AMG || c->pressure.npmg_degrees > 0)
-    fprintf(stderr, "insdg: warning: [pressure_solver] only pmg_amg with the default degrees is supported by the "
-                    "time step yet; using it\n");
   if (fabs(c->final_time - round(c->final_time / c->dt) * c->dt) > 1e-9 * c->final_time)
     fprintf(stderr, "insdg: warning: final_time %g is not a multiple of dt %g; the run ends at %g\n", c->final_time,
             c->dt, round(c->final_time / c->dt) * c->dt);
@@ -850,7 +842,9 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
   const insdg_ins_opts o = {.nu = c->nu, .dt = c->dt, .S = c->time_order, .Ns = c->substeps, .bc_vel = sv->bc_vel,
                             .bc_p = sv->bc_p, .pure_neumann = pure_neumann, .boundary = boundary_callback,
                             .boundary_ctx = sv->bd, .vel_tol = c->velocity.tolerance, .p_tol = c->pressure.tolerance,
-                            .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations};
+                            .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations,
+                            .vel_precond = (int)c->velocity.preconditioner, .p_precond = (int)c->pressure.preconditioner,
+                            .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
   sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
   const size_t n = (size_t)m->K * m->ref->Np;

@@ -4,7 +4,7 @@ standard json and csv modules and netCDF4 -- not with insdg's own code.
 
 usage: check_run.py DIR --steps S --files F [--forces NAME ...] [--coefficients]
                     [--max-error FIELD=TOL ...] [--compare OTHER_DIR --rtol R]
-                    [--status "not converged"]
+                    [--status "not converged"] [--iterations FIELD=LO:HI ...]
 
 Checks: summary.json parses, has every documented key, status "completed" (or the one
 given, with converged false for "not converged"), steps S, and relative L2 errors below the tolerances; diagnostics.csv has the documented
@@ -27,7 +27,7 @@ import numpy as np
 
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
-                "seconds_per_step", "stage_seconds", "mean_iterations", "errors", "field_files", "converged",
+                "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
                 "status"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl"]
@@ -58,6 +58,16 @@ def check_summary(d, args):
         print(f"  {field}: relative L2 error {err:.3e} (tolerance {tol})")
         if not err < float(tol):
             fail(f"relative L2 error of {field} {err} >= {tol}")
+    for k in ("advection", "velocity", "pressure", "update"):
+        if not s["step_seconds"].get(k, -1) >= 0:
+            fail(f"summary.json: step_seconds lacks {k}")
+    for spec in args.iterations:   # FIELD=LO:HI, bounds on the mean iterations per step
+        field, bounds = spec.split("=")
+        lo, hi = (float(x) for x in bounds.split(":"))
+        it = s["mean_iterations"][field]
+        print(f"  {field}: {it} mean iterations (expected {lo}..{hi})")
+        if not lo <= it <= hi:
+            fail(f"mean iterations of {field} {it} not in [{lo}, {hi}]")
     return s
 
 
@@ -125,6 +135,7 @@ def main():
     p.add_argument("--forces", nargs="*", default=[])
     p.add_argument("--coefficients", action="store_true")
     p.add_argument("--max-error", nargs="*", default=[])
+    p.add_argument("--iterations", nargs="*", default=[])
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
     p.add_argument("--status", default="completed")

@@ -1,0 +1,121 @@
+// gpu_common.cuh -- shared by insdg's kernel sources (CUDA and HIP through gpu_port.h):
+// compile-time element sizes per degree, the layouts of src/mesh.h and src/block.h,
+// dispatch from a run-time N to a template, and launch helpers. Internal: not part of
+// the C interface (insdg_gpu.h).
+#ifndef INSDG_GPU_COMMON_CUH
+#define INSDG_GPU_COMMON_CUH
+
+#include <stddef.h>
+
+#include <type_traits>
+
+#include "gpu_port.h"
+#include "insdg_gpu.h"
+
+namespace insdg_gpu {
+
+static_assert(INSDG_GPU_NMAX == 10, "extend dispatch_n below");
+
+// Sizes of the degree-N triangle (src/ref_tri.h, src/ops_kernels.inc).
+template <int N_>
+struct Dim {
+    static constexpr int N = N_;
+    static constexpr int NP = (N + 1) * (N + 2) / 2;  // nodes
+    static constexpr int NFP = N + 1;                 // nodes per face
+    static constexpr int NFACE = 3 * NFP;             // face nodes of an element
+    static constexpr int NQ = (3 * N + 2) / 2;        // Gauss points per direction
+    static constexpr int NCUB = NQ * NQ;              // volume cubature points
+    static constexpr int NFC = NQ;                    // face cubature points per face
+    static constexpr int NFCUB = 3 * NFC;             // face cubature points of an element
+};
+
+constexpr int cmax(int a, int b) { return a > b ? a : b; }
+constexpr int cmin(int a, int b) { return a < b ? a : b; }
+
+// src/mesh.h: vgeo[e][5] = rx, sx, ry, sy, J; sgeo[e][f][5] = nx, ny, sJ, sJ/J, tau
+enum { RX = 0, SX = 1, RY = 2, SY = 3, JAC = 4, NVGEO = 5 };
+enum { NX = 0, NY = 1, SJ = 2, FSCALE = 3, TAU = 4, NSGEO = 5 };
+// src/block.h
+enum { BC_INTERIOR = 0, BC_DIRICHLET = 1, BC_NEUMANN = 2 };
+
+// Exterior trace: inside the block or in the halo (EXT of ops_kernels.inc).
+__device__ __forceinline__ double ext(const double *__restrict__ a, const double *__restrict__ halo, size_t knp,
+                                      size_t idx)
+{
+    return idx < knp ? a[idx] : halo[idx - knp];
+}
+
+// (u* - u-) * 2 under the central flux (central_jump2 of ops_kernels.inc).
+__device__ __forceinline__ double central_jump2(int code, double uM, double uP, const double *__restrict__ g,
+                                                size_t gi)
+{
+    if (code == BC_INTERIOR) return uP - uM;
+    if (code == BC_DIRICHLET) return 2.0 * ((g ? g[gi] : 0.0) - uM);
+    return 0.0;
+}
+
+// Run-time degree -> compile-time degree: f(std::integral_constant<int, N>{}).
+template <class F>
+int dispatch_n(int N, F &&f)
+{
+    switch (N) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 9: return f(std::integral_constant<int, 9>{});
+    case 10: return f(std::integral_constant<int, 10>{});
+    default: return INSDG_GPU_EBADN;
+    }
+}
+
+// After a launch: a configuration or launch error becomes INSDG_GPU_ELAUNCH.
+inline int launch_status()
+{
+    return gpuGetLastError() == gpuSuccess ? INSDG_GPU_OK : INSDG_GPU_ELAUNCH;
+}
+
+inline int nblocks_for(size_t items, int per_block)
+{
+    return (int)((items + (size_t)per_block - 1) / (size_t)per_block);
+}
+
+// Common argument checks of the element operators.
+inline int check_element_args(const insdg_gpu_ref *R, const insdg_gpu_block *B)
+{
+    if (!R || !B) return INSDG_GPU_EBADARG;
+    if (R->N < 1 || R->N > INSDG_GPU_NMAX || B->N != R->N) return INSDG_GPU_EBADN;
+    if (B->K < 0) return INSDG_GPU_EBADARG;
+    if (B->K > 0 && (!B->vgeo || !B->sgeo || !B->mapP)) return INSDG_GPU_EBADARG;
+    return INSDG_GPU_OK;
+}
+
+inline int resolve_version(int version)
+{
+    if (version == INSDG_GPU_VERSION_DEFAULT) return INSDG_GPU_NVERSIONS - 1;
+    return (version >= 0 && version < INSDG_GPU_NVERSIONS) ? version : -1;
+}
+
+inline void set_launch(insdg_gpu_launch *out, int threads, int epb, int ept, size_t shared)
+{
+    out->threads = threads;
+    out->elements_per_block = epb;
+    out->elements_per_thread = ept;
+    out->shared_bytes = (int)shared;
+}
+
+// Launch information of each kernel family (defined beside the kernels).
+int launch_info_local_gradient(int N, int version, insdg_gpu_launch *out);
+int launch_info_sipdg(int N, int version, insdg_gpu_launch *out);
+int launch_info_adv_volume(int N, int version, insdg_gpu_launch *out);
+int launch_info_adv_surface(int N, int version, insdg_gpu_launch *out);
+int launch_info_grad_div(int kernel, int N, insdg_gpu_launch *out);
+int launch_info_mass(int N, insdg_gpu_launch *out);
+
+} // namespace insdg_gpu
+
+#endif // INSDG_GPU_COMMON_CUH
