@@ -5,6 +5,8 @@
  * blockIdx, __syncthreads() and <<<grid, block, shmem, stream>>> launches,
  * which both dialects accept unchanged; host-side runtime calls go through
  * the gpu* names below. Include this only from .cu files, never from C.
+ * With INSDG_GPU_EMULATE the names come from the CPU emulation of
+ * tests/gpu_emu/gpu_emu.h instead (CI runs the kernels there).
  * Kernels use no warp-level intrinsics (shuffles, ballots), so nothing depends
  * on the warp width (32 on NVIDIA, 64 on gfx90a/gfx908): block reductions go
  * through shared memory with __syncthreads().
@@ -15,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef __HIPCC__
+#if defined(INSDG_GPU_EMULATE)
+/* CPU emulation for CI without a GPU (tests/gpu_emu/gpu_emu.h defines the same names) */
+#include "gpu_emu.h"
+
+#elif defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 
 #define gpuError_t hipError_t

@@ -113,7 +113,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   INSDG_CHECK(opts->S >= 1 && opts->S <= MAX_S && opts->dt > 0 && opts->nu > 0);
   insdg_ins *ins = insdg_calloc(1, sizeof *ins);
   ins->T = T, ins->o = *opts;
-  if (ins->o.pressure_extrapolation <= 0) ins->o.pressure_extrapolation = opts->S;
+  if (ins->o.pressure_extrapolation <= 0) ins->o.pressure_extrapolation = 1;   /* the paper's first-order pressure increment */
   INSDG_CHECK(ins->o.pressure_extrapolation <= MAX_S);
   for (int i = 0; i < MAX_S; ++i) ins->u[i] = field(T), ins->v[i] = field(T), ins->nu_[i] = field(T), ins->nv_[i] = field(T);
   for (int i = 0; i <= MAX_S; ++i) ins->p[i] = field(T);
@@ -192,11 +192,16 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
      history (and the MAX_S slots) reaches */
   int npts = S + 1 < ins->steps + 1 ? S + 1 : ins->steps + 1;
   if (npts > MAX_S) npts = MAX_S;
-  double beta_sum = 0;
   for (int j = S - 1; j >= 0; --j) {   /* interval [t^{n-j}, t^{n-j+1}] */
     if (j == S - 1) insdg_task_axpby(beta[j], ins->u[j], 0.0, wu), insdg_task_axpby(beta[j], ins->v[j], 0.0, wv);
     else insdg_task_axpby(beta[j], ins->u[j], 1.0, wu), insdg_task_axpby(beta[j], ins->v[j], 1.0, wv);
-    beta_sum += beta[j];
+    /* Dirichlet data of W: U^{n-i} advected from t^{n-i} carries the boundary values of
+       its own time, g(t^{n-i}) (the field at the foot of a characteristic that enters
+       through the boundary), so W's are sum_{i >= j} beta_i g(t^{n-i}) */
+    insdg_tasks_wait(ins->T);
+    o->boundary(o->boundary_ctx, ins->t_hist[j], gub, gvb, unused, ins->hu, ins->hv);
+    for (size_t q = 0; q < nf; ++q)
+      gwu[q] = (j == S - 1 ? 0.0 : gwu[q]) + beta[j] * gub[q], gwv[q] = (j == S - 1 ? 0.0 : gwv[q]) + beta[j] * gvb[q];
     const double t0 = ins->t_hist[j], t1 = j > 0 ? ins->t_hist[j - 1] : ins->t + o->dt, dts = (t1 - t0) / Ns;
     insdg_task_axpby(0.0, wu, 0.0, ru), insdg_task_axpby(0.0, wv, 0.0, rv);
     for (int s = 0; s < Ns; ++s) {
@@ -208,17 +213,14 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
         insdg_task_axpby(w[0], ins->u[0], 0.0, ubar), insdg_task_axpby(w[0], ins->v[0], 0.0, vbar);
         for (int i = 1; i < npts; ++i) insdg_task_axpby(w[i], ins->u[i], 1.0, ubar), insdg_task_axpby(w[i], ins->v[i], 1.0, vbar);
         o->boundary(o->boundary_ctx, tau, gub + 0, gvb + 0, unused, ins->hu, ins->hv);
-        double *gs_u = ins->stage_g[2 * st], *gs_v = ins->stage_g[2 * st + 1];
-        for (size_t q = 0; q < nf; ++q) gs_u[q] = beta_sum * gub[q], gs_v[q] = beta_sum * gvb[q];
         double *gb_u = ins->stage_g[10 + 2 * st], *gb_v = ins->stage_g[10 + 2 * st + 1];
         memcpy(gb_u, gub, sizeof(double) * nf), memcpy(gb_v, gvb, sizeof(double) * nf);
-        insdg_task_subcycle(o->bc_vel, gb_u, gb_v, gs_u, gs_v, ubar, vbar, wu, wv, nu, nv);
+        insdg_task_subcycle(o->bc_vel, gb_u, gb_v, gwu, gwv, ubar, vbar, wu, wv, nu, nv);
         insdg_task_axpby(-dts, nu, rk4a[st], ru), insdg_task_axpby(-dts, nv, rk4a[st], rv);
         insdg_task_axpby(rk4b[st], ru, 1.0, wu), insdg_task_axpby(rk4b[st], rv, 1.0, wv);
       }
     }
   }
-  (void)gwu, (void)gwv;
 }
 
 /* N(U) of the newest velocity, with the boundary data of its time */

@@ -32,7 +32,9 @@ typedef struct {
   double nu, dt;
   int S;                       /* BDF/EXT order 1..3 */
   int Ns;                      /* subcycling: LSERK4 substeps per step (paper §2.3); 0: EXT advection */
-  int pressure_extrapolation;  /* order k of P* (0: S); k = 1: P^n, 2: 2P^n - P^{n-1}, ... */
+  int pressure_extrapolation;  /* order k of P* (0: 1); k = 1: P* = P^n (the paper's first-order
+                                  pressure increment), 2: 2P^n - P^{n-1}, 3: ...; k = 2 blows up on
+                                  the square cylinder (outflow) at any dt: docs/numerics.md */
   const signed char *bc_vel;   /* [K][3] Dirichlet (inflow, wall) / Neumann (outflow) */
   const signed char *bc_p;     /* [K][3] Neumann (inflow, wall) / Dirichlet (outflow) */
   int pure_neumann;            /* no Dirichlet pressure boundary anywhere */

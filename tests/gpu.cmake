@@ -1,0 +1,25 @@
+# gpu.cmake -- every GPU kernel against its CPU kernel (tests/test_gpu.c), label gpu: it
+# needs a GPU, and CI runs `ctest -LE gpu`. Linked against insdg_cuda where nvcc was
+# found, else insdg_hip. Where both exist, test_gpu_hip is the same test against the HIP
+# build: linked (so CI proves it links) but not registered; run it by hand on an AMD GPU.
+set(_insdg_gpu_libs "")
+if(TARGET insdg_cuda)
+  list(APPEND _insdg_gpu_libs insdg_cuda)
+endif()
+if(TARGET insdg_hip)
+  list(APPEND _insdg_gpu_libs insdg_hip)
+endif()
+foreach(_lib IN LISTS _insdg_gpu_libs)
+  set(_exe test_gpu)
+  if(NOT _lib STREQUAL "insdg_cuda" AND TARGET insdg_cuda)
+    set(_exe test_gpu_hip)
+  endif()
+  add_executable(${_exe} ${CMAKE_CURRENT_LIST_DIR}/test_gpu.c)
+  target_include_directories(${_exe} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(${_exe} PRIVATE ${_lib} ${INSDG_GPU_REF_LIB})
+  set_target_properties(${_exe} PROPERTIES LINKER_LANGUAGE C)
+  if(_exe STREQUAL "test_gpu")
+    add_test(NAME gpu_kernels COMMAND test_gpu)
+    set_tests_properties(gpu_kernels PROPERTIES LABELS gpu TIMEOUT 900)
+  endif()
+endforeach()

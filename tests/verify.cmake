@@ -1,0 +1,20 @@
+# verify.cmake -- the verification scripts of tools/ in their --quick mode (label verify),
+# included from tests/CMakeLists.txt. Each runs `insdg run` a few times (one process, one
+# StarPU worker) on a small subset of its study, writes into build/tests/verify/<name>
+# (never into docs/ or cases/) and exits non-zero when a measured rate misses its
+# expectation (docs/verification.md gives the full runs and the tolerances):
+#  verify_taylor_spatial   N = 2, 3 on the 36- and 144-triangle meshes: u rate >= N + 0.5
+#  verify_taylor_temporal  N = 6, Ns = 0 and 2, dt = 0.01 and 0.005: order >= 1.7; and the
+#                          largest stable dt of Ns = 2 at least that of Ns = 0
+#  verify_kovasznay        N = 2..5 on the Kovasznay mesh: the error falls by >= 2 per order
+# Python: INSDG_SYSTEM_PYTHON (tests/ugrid.cmake), the one with numpy and matplotlib.
+if(NOT INSDG_SYSTEM_PYTHON)
+  set(INSDG_SYSTEM_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy and netCDF4 (Debian's)")
+endif()
+foreach(_study taylor_spatial taylor_temporal kovasznay)
+  add_test(NAME verify_${_study}
+           COMMAND ${INSDG_SYSTEM_PYTHON} ${CMAKE_SOURCE_DIR}/tools/verify_${_study}.py --quick
+                   --insdg $<TARGET_FILE:insdg> --workdir ${CMAKE_CURRENT_BINARY_DIR}/verify/${_study})
+  set_tests_properties(verify_${_study} PROPERTIES LABELS verify ENVIRONMENT "${INSDG_MPI_ENV};MPLBACKEND=Agg"
+                       TIMEOUT 300 PASS_REGULAR_EXPRESSION "all checks passed")
+endforeach()
