@@ -1,0 +1,43 @@
+# gpu_emu.cmake -- the GPU kernel sources (cuda/*.cu) run on the CPU by the emulation of
+# tests/gpu_emu/gpu_emu.h, checked by the same test_gpu.c as on a GPU: CI has no GPU, and
+# this is how it still checks every kernel's indexing, barriers and arithmetic against
+# the CPU kernels (label unit; split in two ranges of N so that ctest -j runs them side by
+# side). The launches k<<<...>>>(...) are rewritten at build time by emulate_launches.py
+# into the build directory; the sources themselves are never copied by hand.
+include(${PROJECT_SOURCE_DIR}/cuda/sources.cmake)
+enable_language(CXX)
+if(NOT INSDG_SYSTEM_PYTHON)
+  set(INSDG_SYSTEM_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy and netCDF4 (Debian's)")
+endif()
+set(_emu_dir ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu)
+set(_emu_srcs "")
+foreach(src IN LISTS INSDG_GPU_SOURCES)
+  set(out ${_emu_dir}/${src}.cpp)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${_emu_dir}
+    COMMAND ${INSDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gpu_emu/emulate_launches.py
+            ${PROJECT_SOURCE_DIR}/cuda/${src}.cu ${out}
+    DEPENDS ${PROJECT_SOURCE_DIR}/cuda/${src}.cu ${CMAKE_CURRENT_LIST_DIR}/gpu_emu/emulate_launches.py
+    COMMENT "emulate_launches ${src}.cu -> gpu_emu/${src}.cpp"
+    VERBATIM)
+  list(APPEND _emu_srcs ${out})
+endforeach()
+add_library(insdg_gpu_emu STATIC ${_emu_srcs})
+target_compile_definitions(insdg_gpu_emu PUBLIC INSDG_GPU_EMULATE)
+target_include_directories(insdg_gpu_emu PUBLIC ${PROJECT_SOURCE_DIR}/cuda
+                           PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gpu_emu ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/io)
+# the kernels' #pragma unroll is for nvcc/hipcc
+target_compile_options(insdg_gpu_emu PRIVATE -Wno-unknown-pragmas)
+set_target_properties(insdg_gpu_emu PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+
+add_executable(test_gpu_emu ${CMAKE_CURRENT_LIST_DIR}/test_gpu.c)
+target_include_directories(test_gpu_emu PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(test_gpu_emu PRIVATE insdg_gpu_emu ${INSDG_GPU_REF_LIB})
+set_target_properties(test_gpu_emu PROPERTIES LINKER_LANGUAGE CXX)
+foreach(range "1;5" "6;10")
+  list(GET range 0 _lo)
+  list(GET range 1 _hi)
+  add_test(NAME gpu_kernels_emulated_${_lo}_${_hi} COMMAND test_gpu_emu ${_lo} ${_hi})
+  set_tests_properties(gpu_kernels_emulated_${_lo}_${_hi} PROPERTIES LABELS unit TIMEOUT 600)
+endforeach()
