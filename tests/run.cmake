@@ -150,3 +150,8 @@ foreach(_v IN LISTS _precond_variants)
                     --iterations ${_its})
   endif()
 endforeach()
+
+# tools/cylinder_analysis.py (Strouhal number, mean drag, rms lift of the square-cylinder
+# run) against a synthetic force history with known answers
+add_test(NAME cylinder_analysis COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_cylinder_analysis.py)
+set_tests_properties(cylinder_analysis PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_cylinder_analysis: ok")

@@ -4,7 +4,7 @@
 N = 6 on cases/taylor_vortex/square.msh (42 triangles), BDF2/EXT2 (S = 2), without
 subcycling (Ns = 0) and with Ns = 1, 2, 4, 8 semi-Lagrangian LSERK4 substeps.
 
-1. Convergence: for each Ns, runs to T (default 1) with dt = 0.04, 0.02, 0.01, 0.005,
+1. Convergence: for each Ns, runs to T (default 0.5) with dt = 0.04, 0.02, 0.01, 0.005,
    0.0025 (--dts); the relative L2 error of u at T and the observed order
    log2(e(dt) / e(dt/2)) between neighbours. A run that does not complete with a finite
    relative u error below 0.1 is "unstable" and left out of the orders.
@@ -245,7 +245,7 @@ def main():
     ap.add_argument("--mesh", default=os.path.join(vc.ROOT, "cases", "taylor_vortex", "square.msh"))
     ap.add_argument("--substeps", default="0,1,2,4,8", help="the Ns (default %(default)s)")
     ap.add_argument("--dts", default="0.04,0.02,0.01,0.005,0.0025", help="convergence dt (default %(default)s)")
-    ap.add_argument("--final-time", type=float, default=1.0, help="T of the convergence runs (default %(default)s)")
+    ap.add_argument("--final-time", type=float, default=0.5, help="T of the convergence runs (default %(default)s)")
     ap.add_argument("--stability-time", type=float, default=1.0, help="T of the stability runs (default %(default)s)")
     ap.add_argument("--dt-base", type=float, default=0.005, help="dt_0 of the stability scan (default %(default)s)")
     ap.add_argument("--k-max", type=int, default=40, help="largest k of the scan (default %(default)s)")
