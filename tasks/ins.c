@@ -32,6 +32,7 @@ struct insdg_ins {
   /* boundary data, host, renumbered mesh */
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
+  double *up[4];         /* subcycling: displacements and values for velocity_at */
   insdg_pmg *pmg;
   insdg_sipdg_ctx helm, poisson;
   double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
@@ -129,6 +130,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 20; ++k) ins->stage_g[k] = opts->Ns > 0 ? insdg_calloc(nf, sizeof(double)) : NULL;
+  for (int k = 0; k < 4; ++k) ins->up[k] = opts->Ns > 0 && opts->velocity_at ? insdg_calloc(nf, sizeof(double)) : NULL;
   const insdg_mesh *rm = T->L->mesh;
   switch (opts->p_precond) {
   case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
@@ -164,6 +166,7 @@ void insdg_ins_destroy(insdg_ins *ins)
   free(ins->hu), free(ins->hv), free(ins->helm_u), free(ins->helm_v);
   for (int k = 0; k < 3; ++k) free(ins->scratch[k]);
   for (int k = 0; k < 20; ++k) free(ins->stage_g[k]);
+  for (int k = 0; k < 4; ++k) free(ins->up[k]);
   free(ins);
 }
 
@@ -215,7 +218,19 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
         o->boundary(o->boundary_ctx, tau, gub + 0, gvb + 0, unused, ins->hu, ins->hv);
         double *gb_u = ins->stage_g[10 + 2 * st], *gb_v = ins->stage_g[10 + 2 * st + 1];
         memcpy(gb_u, gub, sizeof(double) * nf), memcpy(gb_v, gvb, sizeof(double) * nf);
-        insdg_task_subcycle(o->bc_vel, gb_u, gb_v, gwu, gwv, ubar, vbar, wu, wv, nu, nv);
+        double *gs_u = ins->stage_g[2 * st], *gs_v = ins->stage_g[2 * st + 1];
+        if (o->velocity_at) {   /* sum_{i >= j} beta_i g(x - (tau - t^{n-i}) Ubar, t^{n-i}) */
+          memset(gs_u, 0, sizeof(double) * nf), memset(gs_v, 0, sizeof(double) * nf);
+          for (int i = j; i < S; ++i) {
+            const double si = tau - ins->t_hist[i];
+            for (size_t q = 0; q < nf; ++q) ins->up[0][q] = -si * gub[q], ins->up[1][q] = -si * gvb[q];
+            o->velocity_at(o->boundary_ctx, ins->t_hist[i], ins->up[0], ins->up[1], ins->up[2], ins->up[3]);
+            for (size_t q = 0; q < nf; ++q) gs_u[q] += beta[i] * ins->up[2][q], gs_v[q] += beta[i] * ins->up[3][q];
+          }
+        } else {
+          memcpy(gs_u, gwu, sizeof(double) * nf), memcpy(gs_v, gwv, sizeof(double) * nf);
+        }
+        insdg_task_subcycle(o->bc_vel, gb_u, gb_v, gs_u, gs_v, ubar, vbar, wu, wv, nu, nv);
         insdg_task_axpby(-dts, nu, rk4a[st], ru), insdg_task_axpby(-dts, nv, rk4a[st], rv);
         insdg_task_axpby(rk4b[st], ru, 1.0, wu), insdg_task_axpby(rk4b[st], rv, 1.0, wv);
       }

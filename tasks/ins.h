@@ -44,6 +44,13 @@ typedef struct {
      faces); other entries are ignored */
   void (*boundary)(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv);
   void *boundary_ctx;
+  /* optional (subcycling): the Dirichlet velocity data at time t at the face nodes moved
+     by (dx, dy) [K][3Nfp] (boundary_ctx). The advected U^{n-i} must enter through an
+     inflow boundary with its value at the foot of the characteristic at its own time
+     t^{n-i}, upstream of the boundary: g(x - (tau - t^{n-i}) Ubar, t^{n-i}). Without it
+     the data g(x, t^{n-i}) are used, which is inconsistent by (tau - t^{n-i}) DU/Dt in a
+     band of width |u| dt along inflow boundaries (docs/numerics.md). */
+  void (*velocity_at)(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv);
   double vel_tol, p_tol;
   int vel_maxit, p_maxit;
   /* preconditioners, values of insdg_precond (io/case.h); 0 (INSDG_PRECOND_DEFAULT) = the defaults: inverse

@@ -203,6 +203,7 @@ typedef struct {
   double *x, *y;         /* [n] coordinates */
   double *nx, *ny;       /* [n] outward normal */
   double *sx[NSHIFT], *sy[NSHIFT];   /* shifted coordinates for central differences (outflow) */
+  double *ux, *uy, *uval;            /* displaced coordinates and values (velocity_at_callback) */
   cached u, v, p, fd[2][NSHIFT];
 } bnd_set;
 
@@ -229,7 +230,7 @@ static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
   s->n = 0;
   for (int i = 0; i < 3 * m->K; ++i) s->n += m->face_bnd[i] == bnd ? (size_t)r->Nfp : 0;
   s->q = insdg_calloc(s->n, sizeof(size_t));
-  double **arrays[] = {&s->x, &s->y, &s->nx, &s->ny, &s->u.val, &s->v.val, &s->p.val};
+  double **arrays[] = {&s->x, &s->y, &s->nx, &s->ny, &s->u.val, &s->v.val, &s->p.val, &s->ux, &s->uy, &s->uval};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) *arrays[k] = new_array(s->n);
   for (int d = 0; d < NSHIFT; ++d) {
     s->sx[d] = new_array(s->n), s->sy[d] = new_array(s->n);
@@ -253,6 +254,7 @@ static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
 static void bnd_set_free(bnd_set *s)
 {
   free(s->q), free(s->x), free(s->y), free(s->nx), free(s->ny), free(s->u.val), free(s->v.val), free(s->p.val);
+  free(s->ux), free(s->uy), free(s->uval);
   for (int d = 0; d < NSHIFT; ++d) free(s->sx[d]), free(s->sy[d]), free(s->fd[0][d].val), free(s->fd[1][d].val);
 }
 
@@ -317,6 +319,24 @@ static void boundary_callback(void *ctx, double t, double *gu, double *gv, doubl
     } else {
       scatter(s, NULL, gp), scatter(s, NULL, hu), scatter(s, NULL, hv);
     }
+  }
+}
+
+/* the insdg_ins_opts velocity_at callback: the inflow expressions at time t at the face
+   nodes displaced by (dx, dy) (they are functions of x and y, so off the boundary they
+   extend the data smoothly); zero on walls and outflow */
+static void velocity_at_callback(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv)
+{
+  bnd_data *d = ctx;
+  for (int b = 0; b < d->nsets; ++b) {
+    bnd_set *s = &d->set[b];
+    if (s->b->kind != INSDG_BOUNDARY_INFLOW) {
+      scatter(s, NULL, gu), scatter(s, NULL, gv);
+      continue;
+    }
+    for (size_t i = 0; i < s->n; ++i) s->ux[i] = s->x[i] + dx[s->q[i]], s->uy[i] = s->y[i] + dy[s->q[i]];
+    insdg_expr_eval_many(s->b->u, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gu);
+    insdg_expr_eval_many(s->b->v, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gv);
   }
 }
 
@@ -843,6 +863,7 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
                             .bc_p = sv->bc_p, .pure_neumann = pure_neumann, .boundary = boundary_callback,
                             .boundary_ctx = sv->bd, .vel_tol = c->velocity.tolerance, .p_tol = c->pressure.tolerance,
                             .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations,
+                            .velocity_at = velocity_at_callback,
                             .vel_precond = (int)c->velocity.preconditioner, .p_precond = (int)c->pressure.preconditioner,
                             .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);

@@ -54,6 +54,19 @@ static void boundary(void *ctx, double t, double *gu, double *gv, double *gp, do
     }
 }
 
+/* the exact velocity at the face nodes moved by (dx, dy) (subcycling's upstream data) */
+static void velocity_at(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv)
+{
+  const insdg_mesh *m = ((bdata_ctx *)ctx)->m;
+  const insdg_ref *r = m->ref;
+  for (int e = 0; e < m->K; ++e)
+    for (int k = 0; k < 3 * r->Nfp; ++k) {
+      const size_t node = (size_t)e * r->Np + r->face_nodes[k], q = (size_t)e * 3 * r->Nfp + k;
+      const double x = m->x[node] + dx[q], y = m->y[node] + dy[q];
+      gu[q] = u_ex(x, y, t), gv[q] = v_ex(x, y, t);
+    }
+}
+
 /* The Taylor vortex problem on a jittered nx x nx mesh, cut into 4 blocks per rank. */
 typedef struct {
   insdg_mesh *mesh;   /* original */
@@ -86,7 +99,8 @@ static void problem_create(problem *pb, int N, int nx, double dt, int S, int Ns)
   }
   pb->bctx.m = m;
   pb->o = (insdg_ins_opts){.nu = NU, .dt = dt, .S = S, .Ns = Ns, .bc_vel = pb->bc_vel, .bc_p = pb->bc_p,
-                           .boundary = boundary, .boundary_ctx = &pb->bctx, .vel_tol = 1e-12, .p_tol = 1e-12,
+                           .boundary = boundary, .boundary_ctx = &pb->bctx,
+                           .velocity_at = getenv("INSDG_NO_UPSTREAM") ? NULL : velocity_at, .vel_tol = 1e-12, .p_tol = 1e-12,
                            .vel_maxit = 2000, .p_maxit = 500};
   const size_t n = (size_t)m->K * pb->ref->Np;
   pb->u0 = insdg_malloc(sizeof(double) * n), pb->v0 = insdg_malloc(sizeof(double) * n), pb->p0 = insdg_malloc(sizeof(double) * n);
