@@ -24,7 +24,8 @@
  * A table goes to stdout and, with --csv, every number to a CSV file that
  * tools/plot_gpu_roofline.py draws.
  *
- * Usage: bench_gpu [--kmin K] [--nmin N] [--nmax N] [--reps R] [--csv FILE]
+ * Usage: bench_gpu [--kmin K] [--nmin N] [--nmax N] [--reps R] [--copy-mib M] [--csv FILE]
+ *   --copy-mib: size of the copy that measures the device-to-device bandwidth (1024)
  */
 #include <math.h>
 #include <stdint.h>
@@ -212,7 +213,7 @@ typedef struct {
   insdg_gpu_block B;
   signed char *bc;
   double *f[10];
-  double *g, *P, *work, *scal;
+  double *g, *P, *work, *scal, *trace;   /* trace: [K][3Nfp], the pack's output */
   int *idx;
   size_t n;
   /* CSR (N = 1) */
@@ -250,7 +251,7 @@ static int run_kernel(void *ctx)
     case K_LSERK: return insdg_gpu_lserk_stage(b->n, -0.4, 0.3, 1e-3, f[0], f[4], f[5], NULL);
     case K_CHEB_STEP: return insdg_gpu_chebyshev_step(b->n, 0.1, 0.2, f[0], f[1], f[4], f[5], f[7], NULL);
     case K_JACOBI: return insdg_gpu_jacobi(b->n, f[0], f[1], f[4], NULL);
-    case K_PACK: return insdg_gpu_pack((size_t)b->K * 3 * (b->N + 1), b->idx, f[0], f[8], NULL);
+    case K_PACK: return insdg_gpu_pack((size_t)b->K * 3 * (b->N + 1), b->idx, f[0], b->trace, NULL);
     case K_CSR:
       return insdg_gpu_csr_spmv(b->nrows, b->row_ptr, b->col, b->val, f[0], NULL, f[4], INSDG_GPU_SPMV_SET, NULL);
     default: return INSDG_GPU_EBADARG;
@@ -323,6 +324,7 @@ static void bench_degree(int N, int kmin)
   GPU(insdg_gpu_memcpy_h2d(b.bc, bc, 3 * (size_t)m->K));
   for (int i = 0; i < 10; ++i) b.f[i] = dev_random(b.n, i == 0 ? 1.5 : 0.0);   /* f[0] > 0: dinv of Jacobi */
   b.g = dev_random((size_t)m->K * 3 * ref->Nfp, 0.0);
+  b.trace = dev_random((size_t)m->K * 3 * ref->Nfp, 0.0);
   b.work = dev_random(INSDG_GPU_DOTS_BLOCKS, 0.0);
   b.scal = dev_random(4, 2.0);
   b.idx = NULL;
@@ -368,7 +370,7 @@ static void bench_degree(int N, int kmin)
   }
   for (int i = 0; i < 10; ++i) GPU(insdg_gpu_free(b.f[i]));
   GPU(insdg_gpu_free(b.g)), GPU(insdg_gpu_free(b.work)), GPU(insdg_gpu_free(b.scal)), GPU(insdg_gpu_free(b.idx));
-  GPU(insdg_gpu_free(b.P)), GPU(insdg_gpu_free(b.bc));
+  GPU(insdg_gpu_free(b.P)), GPU(insdg_gpu_free(b.bc)), GPU(insdg_gpu_free(b.trace));
   insdg_gpu_block_destroy(&b.B);
   insdg_gpu_ref_destroy(&b.R);
   free(bc);
@@ -380,21 +382,24 @@ static void bench_degree(int N, int kmin)
 
 int main(int argc, char **argv)
 {
-  int kmin = 100000, nmin = 1, nmax = INSDG_GPU_NMAX;
+  int kmin = 100000, nmin = 1, nmax = INSDG_GPU_NMAX, copy_mib = 1024;
   const char *csv_path = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--copy-mib") && i + 1 < argc) copy_mib = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--csv FILE]\n", INSDG_GPU_NMAX);
+      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--copy-mib M] [--csv FILE]\n",
+              INSDG_GPU_NMAX);
       return 2;
     }
   }
-  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_GPU_NMAX || reps < 1) {
-    fprintf(stderr, "bench_gpu: need --kmin >= 2, 1 <= --nmin <= --nmax <= %d, --reps >= 1\n", INSDG_GPU_NMAX);
+  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_GPU_NMAX || reps < 1 || copy_mib < 1) {
+    fprintf(stderr, "bench_gpu: need --kmin >= 2, 1 <= --nmin <= --nmax <= %d, --reps >= 1, --copy-mib >= 1\n",
+            INSDG_GPU_NMAX);
     return 2;
   }
   if (insdg_gpu_device_count() < 1) {
@@ -404,13 +409,13 @@ int main(int argc, char **argv)
   GPU(insdg_gpu_set_device(0));
   GPU(insdg_gpu_device_info(0, &dev));
   GPU(insdg_gpu_timer_create(&timer));
-  /* device-to-device copy bandwidth (bytes read + written) on 1 GiB */
-  const size_t big = (size_t)1 << 30;
+  /* device-to-device copy bandwidth (bytes read + written) */
+  const size_t big = (size_t)copy_mib << 20;
   copy_Bps = 2.0 * big / (copy_ms(big) * 1e-3);
   GPU(insdg_gpu_probe_smem_bandwidth(&smem_Bps));
   printf("# device: %s, %d SMs at %.0f MHz, L2 %.0f MiB, warp %d\n", dev.name, dev.sm_count, dev.clock_khz / 1e3,
          dev.l2_bytes / 1048576.0, dev.warp_size);
-  printf("# device-to-device copy: %.1f GB/s (read + write, 1 GiB copied)\n", copy_Bps * 1e-9);
+  printf("# device-to-device copy: %.1f GB/s (read + write, %d MiB copied)\n", copy_Bps * 1e-9, copy_mib);
   printf("# shared memory: %.1f GB/s measured, %.1f GB/s by the paper's formula (SMs x 32 x 4 B x clock)\n",
          smem_Bps * 1e-9, dev.smem_bandwidth_formula * 1e-9);
   printf("# median of %d runs; bounds: copy = W / t(copy of D/2 bytes), smem = B_sh W / S, bound = min\n", reps);

@@ -41,3 +41,18 @@ foreach(range "1;5" "6;10")
   add_test(NAME gpu_kernels_emulated_${_lo}_${_hi} COMMAND test_gpu_emu ${_lo} ${_hi})
   set_tests_properties(gpu_kernels_emulated_${_lo}_${_hi} PROPERTIES LABELS unit TIMEOUT 600)
 endforeach()
+
+# The benchmark end to end on the emulation (its timings mean nothing there): every launch
+# of bench/bench_gpu.c is valid, the CSV is written, and tools/plot_gpu_roofline.py draws it.
+add_executable(bench_gpu_emu ${PROJECT_SOURCE_DIR}/bench/bench_gpu.c)
+target_link_libraries(bench_gpu_emu PRIVATE insdg_gpu_emu ${INSDG_GPU_REF_LIB})
+set_target_properties(bench_gpu_emu PROPERTIES LINKER_LANGUAGE CXX)
+set(_emu_csv ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu/bench_gpu_emu.csv)
+add_test(NAME bench_gpu_emulated
+         COMMAND bench_gpu_emu --kmin 64 --nmax 3 --reps 1 --copy-mib 4 --csv ${_emu_csv})
+set_tests_properties(bench_gpu_emulated PROPERTIES LABELS unit TIMEOUT 600 FIXTURES_SETUP bench_gpu_emu_csv)
+add_test(NAME plot_gpu_roofline_emulated
+         COMMAND ${INSDG_SYSTEM_PYTHON} ${PROJECT_SOURCE_DIR}/tools/plot_gpu_roofline.py ${_emu_csv}
+                 --out ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu/plots)
+set_tests_properties(plot_gpu_roofline_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
+                     PASS_REGULAR_EXPRESSION "gpu_roofline_sipdg.png")

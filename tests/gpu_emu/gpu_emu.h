@@ -213,7 +213,7 @@ inline gpuError_t gpuGetDeviceProperties(gpuDeviceProp_t *p, int d)
 }
 inline gpuError_t gpuDeviceGetAttribute(int *v, int attr, int d)
 {
-    static const int values[] = {1000000, 1, 1000000, 64, 1 << 20, 48 * 1024, 32, 0, 0};
+    static const int values[] = {1000000, 1, 1000000, 64, 64 * 1024, 48 * 1024, 32, 0, 0};  // L2: 64 KiB
     if (attr < 0 || attr > gpuDevAttrComputeCapabilityMinor) return gpuErrorInvalidValue;
     *v = values[attr];
     return d == 0 ? gpuSuccess : gpuErrorInvalidValue;
