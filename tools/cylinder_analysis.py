@@ -10,9 +10,10 @@ usage: cylinder_analysis.py DIR [--from T0] [--to T1] [--field FILE] [--boundary
 Reads DIR/diagnostics.csv (time and the force on the boundary, per step) with the csv
 module. The coefficients are C_D = 2 F_x / (U^2 D), C_L = 2 F_y / (U^2 D) (density 1).
 Over the window [T0, T1] (default: the last half of the run):
-  - the shedding frequency f from the upward zero crossings of C_L - mean(C_L) (linear
-    interpolation between steps; f = (crossings - 1) / (last - first crossing)), and
-    St = f D / U;
+  - the shedding frequency f from the upward zero crossings of C_L - mean(C_L) (after
+    averaging consecutive steps, which removes the step-to-step oscillation the pressure
+    force shows; with hysteresis at 30% of the amplitude; linear interpolation between
+    samples; f = (crossings - 1) / (last - first crossing)), and St = f D / U;
   - mean C_D, rms C_L = sqrt(mean(C_L^2)) (time-weighted, trapezoidal), and the C_D and
     C_L amplitudes.
 Prints a markdown table beside published values (paper §4.2: St = 0.145; Sohankar et al. 1998: St = 0.146,
@@ -61,17 +62,31 @@ def trapezoid_mean(t, y):
     return area / (t[-1] - t[0])
 
 
+def pair_average(t, y):
+    """means of consecutive samples: removes a step-to-step (period 2 dt) oscillation"""
+    return [0.5 * (t[i] + t[i + 1]) for i in range(len(t) - 1)], [0.5 * (y[i] + y[i + 1]) for i in range(len(y) - 1)]
+
+
 def upward_crossings(t, y):
-    out = []
+    """zero crossings upwards, with hysteresis: one per excursion from below -a to above
+    +a, a = 0.3 max|y|, so that noise near zero does not count twice"""
+    a = 0.3 * max(abs(v) for v in y)
+    out, armed, last = [], False, None
     for i in range(len(t) - 1):
+        if y[i] < -a:
+            armed = True
         if y[i] < 0 <= y[i + 1]:
-            out.append(t[i] + (t[i + 1] - t[i]) * (-y[i]) / (y[i + 1] - y[i]))
+            last = t[i] + (t[i + 1] - t[i]) * (-y[i]) / (y[i + 1] - y[i])
+        if armed and y[i + 1] > a and last is not None:
+            out.append(last)
+            armed = False
     return out
 
 
 def analyse(t, cd, cl, U, D):
     mean_cl = trapezoid_mean(t, cl)
-    ups = upward_crossings(t, [c - mean_cl for c in cl])
+    ts, cls = pair_average(t, [c - mean_cl for c in cl])
+    ups = upward_crossings(ts, cls)
     res = {"t0": t[0], "t1": t[-1], "crossings": len(ups)}
     if len(ups) >= 2:
         f = (len(ups) - 1) / (ups[-1] - ups[0])
