@@ -85,6 +85,11 @@ def common_args(description, default_workdir):
                     help="directory of the PNG plots (default: %(default)s); 'none': no plots")
     ap.add_argument("--tables", default=os.path.join(ROOT, "docs", "verification"),
                     help="directory of the markdown tables (default: %(default)s); 'none': only print")
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "verification.md"),
+                    help="markdown file whose block between '<!-- begin STEM.md -->' and "
+                         "'<!-- end STEM.md -->' gets the tables (default: %(default)s); 'none': leave it")
+    ap.add_argument("--stem", default=None,
+                    help="name of the CSV, table, plot and doc block (default: the study's name)")
     ap.add_argument("--keep-going", action="store_true",
                     help="exit 0 even when a check fails (the failures are still printed)")
     return ap
@@ -93,6 +98,7 @@ def common_args(description, default_workdir):
 def out_paths(args, stem):
     """CSV, markdown table and PNG paths of a study; --quick writes them all into the
     work directory so that a quick run never overwrites the documented results."""
+    stem = args.stem or stem
     if args.quick:
         d = args.workdir
         return (os.path.join(d, stem + ".csv"), os.path.join(d, stem + ".md"), os.path.join(d, stem + ".png"))
@@ -130,12 +136,23 @@ def run_insdg(insdg, workdir, name, case_text, log=True):
         s = {"status": "failed (exit status %d, no summary.json)" % rc}
     s["exit_status"] = rc
     s["process_seconds"] = wall
+    s["insdg_built"] = built(insdg)
     if log:
         e = s.get("errors", {})
         print("  %-28s %-14s steps %5s  %6.1f s  u %s  p %s" % (
             name, s["status"], s.get("steps", "-"), wall, fmt(e.get("u", {}).get("relative")),
             fmt(e.get("p", {}).get("relative"))), flush=True)
     return s
+
+
+def built(insdg):
+    """The modification time of the insdg binary (UTC), to tell which build made a run."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(insdg)))
+
+
+def built_line(rows):
+    b = sorted({r.get("insdg_built") for r in rows if r.get("insdg_built")})
+    return "Runs made with build/insdg built %s." % " and ".join(b) if b else ""
 
 
 def fmt(x, spec="%.3e"):
@@ -179,6 +196,24 @@ def write_text(path, text):
         with open(path, "w") as f:
             f.write(text)
         print("wrote %s" % os.path.relpath(path, os.getcwd()))
+
+
+def embed(args, stem, text):
+    """Put the tables into args.doc between the markers of STEM.md (not in --quick mode)."""
+    if args.quick or args.doc == "none" or not os.path.exists(args.doc):
+        return
+    stem = args.stem or stem
+    begin, end = "<!-- begin %s.md -->" % stem, "<!-- end %s.md -->" % stem
+    with open(args.doc) as f:
+        doc = f.read()
+    i, j = doc.find(begin), doc.find(end)
+    if i < 0 or j < i:
+        print("%s: no markers %s ... %s, not updated" % (args.doc, begin, end))
+        return
+    doc = doc[:i + len(begin)] + "\n" + text + doc[j:]
+    with open(args.doc, "w") as f:
+        f.write(doc)
+    print("updated %s" % os.path.relpath(args.doc, os.getcwd()))
 
 
 def pyplot():

@@ -25,7 +25,7 @@ import verify_common as vc
 
 FLOOR_FACTOR = 3.0
 FIELDS = ["kind", "N", "K", "dofs", "dt", "final_time", "steps", "status", "err_u", "err_v", "err_p",
-          "mean_it_u", "mean_it_p", "wall_seconds", "run"]
+          "mean_it_u", "mean_it_p", "wall_seconds", "run", "insdg_built"]
 
 
 def parse_list(s):
@@ -50,7 +50,7 @@ def run_one(args, kind, N, dt):
             "err_p": e.get("p", {}).get("relative", ""),
             "mean_it_u": s.get("mean_iterations", {}).get("u", ""),
             "mean_it_p": s.get("mean_iterations", {}).get("p", ""),
-            "wall_seconds": "%.2f" % s["process_seconds"], "run": name}
+            "wall_seconds": "%.2f" % s["process_seconds"], "run": name, "insdg_built": s["insdg_built"]}
 
 
 def bad(r):
@@ -117,7 +117,8 @@ def tables(sweep, floor_rows, floor, drops, above, slope):
     dt = sweep[0]["dt"] if sweep else ""
     lines = ["<!-- written by tools/verify_kovasznay.py; do not edit -->",
              "Relative L2 errors at T = %s (dt = %s, BDF2/EXT2, from the exact solution), K = %s "
-             "triangles; drop: e_u(N-1)/e_u(N)." % (T, dt, sweep[0]["K"] if sweep else ""), "",
+             "triangles; drop: e_u(N-1)/e_u(N). %s" % (T, dt, sweep[0]["K"] if sweep else "",
+                                                       vc.built_line(sweep + floor_rows)), "",
              "| N | dofs per field | u | v | p | drop (u) | wall [s] |", "|---:|---:|---:|---:|---:|---:|---:|"]
     for r in sweep:
         d = drops.get(int(r["N"]))
@@ -186,7 +187,9 @@ def main():
         print("wrote %s" % os.path.relpath(csv_path, os.getcwd()))
     sweep, floor_rows, floor, drops, above, slope, failures = analyse(rows)
     check(args.min_drop, drops, above, slope, failures)
-    vc.write_text(md_path, tables(sweep, floor_rows, floor, drops, above, slope))
+    text = tables(sweep, floor_rows, floor, drops, above, slope)
+    vc.write_text(md_path, text)
+    vc.embed(args, "kovasznay", text)
     if png_path:
         plot(sweep, floor, above, slope, png_path)
     if not args.plot_only:
