@@ -63,6 +63,8 @@ typedef struct {
   insdg_layout *L;
   char outdir[INSDG_CASE_PATH_LEN];
   FILE *csv;            /* rank 0 */
+  char csv_path[INSDG_CASE_PATH_LEN + 32];
+  int csv_continue;     /* rank 0, --restart: diagnostics.csv exists; keep its rows up to the restart step */
   int nsteps;
 } setup;
 
@@ -131,11 +133,46 @@ static int open_output(setup *s, const insdg_run_opts *o, int rank, char *err, s
   snprintf(s->outdir, sizeof s->outdir, "%s", o->output ? o->output : s->c->output);
   if (rank != 0) return 0;
   if (make_directories(s->outdir, err, errlen)) return 1;
-  char path[INSDG_CASE_PATH_LEN + 32];
-  snprintf(path, sizeof path, "%s/diagnostics.csv", s->outdir);
-  s->csv = fopen(path, "w");
+  char *path = s->csv_path;
+  snprintf(path, sizeof s->csv_path, "%s/diagnostics.csv", s->outdir);
+  /* a restart into the directory of the run it continues keeps that run's rows: opened
+     for appending now (nothing is lost if the checkpoint turns out to be bad), rewritten
+     by csv_continue once the restart step is known */
+  s->csv_continue = o->restart && access(path, F_OK) == 0;
+  s->csv = fopen(path, s->csv_continue ? "a" : "w");
   if (!s->csv) snprintf(err, errlen, "%.300s: cannot write: %s", path, strerror(errno));
   return s->csv == NULL;
+}
+
+/* rank 0, after a restart at step `step`: diagnostics.csv keeps its header and its rows
+   of steps <= step, and the run appends to it */
+static void csv_continue(setup *s, int step)
+{
+  fclose(s->csv);
+  s->csv = NULL;
+  FILE *in = fopen(s->csv_path, "r");
+  size_t cap = 1 << 16, len = 0;
+  char *keep = insdg_malloc(cap), line[4096];
+  int first = 1;
+  while (in && fgets(line, sizeof line, in)) {
+    if (!first && atoi(line) > step) break;   /* rows are in step order */
+    const size_t n = strlen(line);
+    if (len + n + 1 > cap) {
+      char *bigger = insdg_malloc(cap = 2 * (len + n + 1));
+      memcpy(bigger, keep, len), free(keep), keep = bigger;
+    }
+    memcpy(keep + len, line, n), len += n, first = 0;
+  }
+  if (in) fclose(in);
+  s->csv = fopen(s->csv_path, "w");
+  if (!s->csv) {
+    char msg[INSDG_CASE_PATH_LEN + 128];
+    snprintf(msg, sizeof msg, "%.300s: cannot write: %s", s->csv_path, strerror(errno));
+    insdg_die_user(msg);
+  }
+  fwrite(keep, 1, len, s->csv);
+  fflush(s->csv);
+  free(keep);
 }
 
 static void setup_destroy(setup *s)
@@ -1019,7 +1056,8 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     return INSDG_EXIT_USER;
   }
   r.s = &s, r.workers = insdg_runtime_workers(), r.pure_neumann = !insdg_case_has_outflow(s.c);
-  if (r.rank == 0) warn_unsupported(s.c), print_start(&r), csv_header(s.csv, s.c);
+  if (r.rank == 0) warn_unsupported(s.c), print_start(&r);
+  if (r.rank == 0 && !s.csv_continue) csv_header(s.csv, s.c);
   solver sv;
   solver_create(&sv, &s, r.pure_neumann);
   if (o->restart) {   /* continue from a checkpoint: bitwise the run it interrupted */
@@ -1034,6 +1072,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     }
     r.steps = insdg_ins_steps(sv.ins), r.t = insdg_ins_time(sv.ins);
     if (r.rank == 0) printf("insdg run: restarted from %s at step %d, t = %g\n", o->restart, r.steps, r.t);
+    if (r.rank == 0 && s.csv_continue) csv_continue(&s, r.steps);
   }
   r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
   time_loop(&r, &sv);

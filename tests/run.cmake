@@ -109,6 +109,16 @@ add_test(NAME run_restart_bitwise COMMAND /usr/bin/python3 -c
          "import netCDF4, numpy, sys; a = netCDF4.Dataset(sys.argv[1]); b = netCDF4.Dataset(sys.argv[2]); ok = all(numpy.array_equal(a[v][:], b[v][:]) for v in ('u', 'v', 'p')); print('bitwise equal' if ok else 'DIFFERENT'); sys.exit(0 if ok else 1)"
          ${_ck}/full/fields_000004.nc ${_ck}/restarted/fields_000004.nc)
 set_tests_properties(run_restart_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED run_restarted)
+# a restart into the run's own directory (what a Slurm job does) continues diagnostics.csv:
+# rows 1-2 kept, 3-4 appended, the file byte for byte the uninterrupted run's
+add_test(NAME run_continue_copy COMMAND sh -c "rm -rf \"$1\" && cp -r \"$0\" \"$1\"" ${_ck}/full ${_ck}/cont)
+set_tests_properties(run_continue_copy PROPERTIES LABELS mpi FIXTURES_REQUIRED run_ckpt FIXTURES_SETUP run_cont_copy)
+add_test(NAME run_continue COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:insdg> run
+         ${_run_cases}/run_taylor_ckpt.ini --output ${_ck}/cont --restart ${_ck}/cont/checkpoint_000002.nc)
+set_tests_properties(run_continue PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_REQUIRED run_cont_copy FIXTURES_SETUP run_cont PASS_REGULAR_EXPRESSION "restarted from .* at step 2")
+add_test(NAME run_continue_csv COMMAND ${CMAKE_COMMAND} -E compare_files ${_ck}/full/diagnostics.csv ${_ck}/cont/diagnostics.csv)
+set_tests_properties(run_continue_csv PROPERTIES LABELS mpi FIXTURES_REQUIRED run_cont)
 
 # The case's solver options reach the time step: the short Taylor case with tight
 # tolerances and each non-default preconditioner ends equal (errors, kinetic energy,
