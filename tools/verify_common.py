@@ -182,6 +182,26 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def summary_row(s, name, iterations=True):
+    """the columns every study's CSV takes from a run's summary.json: status, relative
+    errors, (mean iterations,) wall seconds, the run's name and the binary's build time"""
+    e = s.get("errors") or {}
+    row = {"steps": s.get("steps", ""), "status": s["status"],
+           "err_u": e.get("u", {}).get("relative", ""), "err_v": e.get("v", {}).get("relative", ""),
+           "err_p": e.get("p", {}).get("relative", "")}
+    if iterations:
+        row["mean_it_u"] = s.get("mean_iterations", {}).get("u", "")
+        row["mean_it_p"] = s.get("mean_iterations", {}).get("p", "")
+    row.update({"wall_seconds": "%.2f" % s["process_seconds"], "run": name, "insdg_built": s["insdg_built"]})
+    return row
+
+
+def failed(row):
+    """a run that did not complete, or whose u error is not a finite number below 1"""
+    e = fnum(row["err_u"])
+    return row["status"] != "completed" or e is None or not math.isfinite(e) or e >= 1.0
+
+
 def fnum(x):
     """A CSV cell as a float (None when empty)."""
     if x is None or x == "":

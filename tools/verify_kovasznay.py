@@ -43,19 +43,11 @@ def run_one(args, kind, N, dt):
     name = "%s_N%d_dt%s" % (kind, N, ("%g" % dt).replace(".", "p"))
     s = vc.run_insdg(args.insdg, args.workdir, name,
                      vc.kovasznay_case(name, os.path.abspath(args.mesh), N, 0, dt, args.final_time))
-    e = s.get("errors", {})
     return {"kind": kind, "N": N, "K": s.get("K", ""), "dofs": (s["dofs"] // 3) if "dofs" in s else "",
-            "dt": dt, "final_time": args.final_time, "steps": s.get("steps", ""), "status": s["status"],
-            "err_u": e.get("u", {}).get("relative", ""), "err_v": e.get("v", {}).get("relative", ""),
-            "err_p": e.get("p", {}).get("relative", ""),
-            "mean_it_u": s.get("mean_iterations", {}).get("u", ""),
-            "mean_it_p": s.get("mean_iterations", {}).get("p", ""),
-            "wall_seconds": "%.2f" % s["process_seconds"], "run": name, "insdg_built": s["insdg_built"]}
+            "dt": dt, "final_time": args.final_time, **vc.summary_row(s, name)}
 
 
-def bad(r):
-    e = vc.fnum(r["err_u"])
-    return r["status"] != "completed" or e is None or not math.isfinite(e) or e >= 1.0
+bad = vc.failed
 
 
 def run_all(args):

@@ -62,20 +62,12 @@ def parse_list(s):
 
 
 def row_from_summary(s, N, r, dt, T, kind, name):
-    e = s.get("errors", {})
     K = s.get("K")
     return {"N": N, "refine": r, "K": K, "h": (1.0 / math.sqrt(K)) if K else "", "dt": dt,
-            "final_time": T, "steps": s.get("steps", ""), "status": s["status"], "kind": kind,
-            "err_u": e.get("u", {}).get("relative", ""), "err_v": e.get("v", {}).get("relative", ""),
-            "err_p": e.get("p", {}).get("relative", ""),
-            "mean_it_u": s.get("mean_iterations", {}).get("u", ""),
-            "mean_it_p": s.get("mean_iterations", {}).get("p", ""),
-            "wall_seconds": "%.2f" % s["process_seconds"], "run": name, "insdg_built": s["insdg_built"]}
+            "final_time": T, "kind": kind, **vc.summary_row(s, name)}
 
 
-def bad(row):
-    e = vc.fnum(row["err_u"])
-    return row["status"] != "completed" or e is None or not math.isfinite(e) or e >= 1.0
+bad = vc.failed
 
 
 def parse_schedule(text):
