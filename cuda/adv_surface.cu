@@ -54,16 +54,21 @@ __device__ __forceinline__ double sas_trace(const SasArgs &a, size_t e, int n, i
     const size_t gi = e * NFACE + n;
     if (code == BC_INTERIOR) return ext(a.f[k], a.h[k], (size_t)a.K * NP, (size_t)a.mapP[gi]);
     if (code == BC_DIRICHLET) return a.gd[k] ? a.gd[k][gi] : 0.0;
+    if (k >= 2) return a.gd[k] ? a.gd[k][gi] : 0.0;  // outflow: Ut's data, taken where the flow enters
     return a.f[k][idM];
 }
 
 // The two flux values at one face point from the interpolated traces val[side*4 + k].
-__device__ __forceinline__ void sas_flux(const double *sg, double lambda_factor, const double *val, double &fu,
+// On an outflow face the flux is upwind: un Ut- where the flow leaves, un g where it enters
+// (the CPU kernel's rule, docs/numerics.md "Backflow at an outflow").
+__device__ __forceinline__ void sas_flux(const double *sg, int code, double lambda_factor, double *val, double &fu,
                                          double &fv)
 {
     const double nx = sg[NX], ny = sg[NY], scale = sg[FSCALE];
     const double unM = nx * val[0] + ny * val[1], unP = nx * val[4] + ny * val[5];
-    const double lam = lambda_factor * fmax(fabs(unM), fabs(unP));
+    const bool outflow = code != BC_INTERIOR && code != BC_DIRICHLET;
+    if (outflow && unM >= 0) val[6] = val[2], val[7] = val[3];
+    const double lam = outflow ? fabs(unM) : lambda_factor * fmax(fabs(unM), fabs(unP));
     fu = 0.5 * scale * (unM * val[2] + unP * val[6] + lam * (val[2] - val[6]));
     fv = 0.5 * scale * (unM * val[3] + unP * val[7] + lam * (val[3] - val[7]));
 }
@@ -87,7 +92,7 @@ __global__ void __launch_bounds__(SasConfig<N>::T) sas_v0(SasArgs a)
                 for (int j = 0; j < NFP; ++j) sum += a.FI[q * NFP + j] * sas_trace<N>(a, e, f * NFP + j, side, k);
                 val[side * 4 + k] = sum;
             }
-        sas_flux(a.sgeo + (e * 3 + f) * NSGEO, a.lambda_factor, val, s_fu[t], s_fv[t]);
+        sas_flux(a.sgeo + (e * 3 + f) * NSGEO, a.bc[3 * e + f], a.lambda_factor, val, s_fu[t], s_fv[t]);
     }
     __syncthreads();
     if (t < NP) {
@@ -151,7 +156,7 @@ __global__ void __launch_bounds__(G * SasConfig<N>::T) sas_blocked(SasArgs a)
         for (int p = 0; p < P; ++p) {
             const int el = p * G + g;
             double fu = 0.0, fv = 0.0;
-            if (valid[p]) sas_flux(a.sgeo + (e[p] * 3 + f) * NSGEO, a.lambda_factor, val[p], fu, fv);
+            if (valid[p]) sas_flux(a.sgeo + (e[p] * 3 + f) * NSGEO, a.bc[3 * e[p] + f], a.lambda_factor, val[p], fu, fv);
             s_fu[el][n] = fu, s_fv[el][n] = fv;
         }
     }

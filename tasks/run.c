@@ -337,21 +337,32 @@ static void outflow_data(bnd_data *d, bnd_set *s, double t, double *gp, double *
     scatter(s, NULL, hu), scatter(s, NULL, hv);
     return;
   }
-  double *tmp = s->u.val;   /* free here: an outflow has no velocity data */
+  double *tmp = s->uval;   /* scratch of velocity_at_callback, free here */
   exact_normal_derivative(s, 0, d->c->exact_u, t, d->fd_h, tmp), scatter(s, tmp, hu);
   exact_normal_derivative(s, 1, d->c->exact_v, t, d->fd_h, tmp), scatter(s, tmp, hv);
 }
 
 /* the insdg_ins_opts boundary callback: every boundary face node of the renumbered mesh */
+/* The velocity data of a boundary: the expressions of an inflow; on an outflow, the exact
+   solution when the case has one (the advection takes it where the flow enters there:
+   docs/numerics.md, "Backflow at an outflow"); none on walls or otherwise (zero). */
+static void velocity_data(const bnd_data *d, const bnd_set *s, const insdg_expr **u, const insdg_expr **v)
+{
+  *u = *v = NULL;
+  if (s->b->kind == INSDG_BOUNDARY_INFLOW) *u = s->b->u, *v = s->b->v;
+  if (s->b->kind == INSDG_BOUNDARY_OUTFLOW && d->c->has_exact) *u = d->c->exact_u, *v = d->c->exact_v;
+}
+
 static void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
 {
   bnd_data *d = ctx;
   for (int b = 0; b < d->nsets; ++b) {
     bnd_set *s = &d->set[b];
-    const int inflow = s->b->kind == INSDG_BOUNDARY_INFLOW, outflow = s->b->kind == INSDG_BOUNDARY_OUTFLOW;
-    scatter(s, inflow ? eval_cached(s->b->u, s->n, s->x, s->y, t, &s->u) : NULL, gu);
-    scatter(s, inflow ? eval_cached(s->b->v, s->n, s->x, s->y, t, &s->v) : NULL, gv);
-    if (outflow) {
+    const insdg_expr *eu, *ev;
+    velocity_data(d, s, &eu, &ev);
+    scatter(s, eu ? eval_cached(eu, s->n, s->x, s->y, t, &s->u) : NULL, gu);
+    scatter(s, ev ? eval_cached(ev, s->n, s->x, s->y, t, &s->v) : NULL, gv);
+    if (s->b->kind == INSDG_BOUNDARY_OUTFLOW) {
       outflow_data(d, s, t, gp, hu, hv);
     } else {
       scatter(s, NULL, gp), scatter(s, NULL, hu), scatter(s, NULL, hv);
@@ -359,21 +370,23 @@ static void boundary_callback(void *ctx, double t, double *gu, double *gv, doubl
   }
 }
 
-/* the insdg_ins_opts velocity_at callback: the inflow expressions at time t at the face
-   nodes displaced by (dx, dy) (they are functions of x and y, so off the boundary they
-   extend the data smoothly); zero on walls and outflow */
+/* the insdg_ins_opts velocity_at callback: the velocity data (velocity_data) at time t at
+   the face nodes displaced by (dx, dy) (they are functions of x and y, so off the boundary
+   they extend the data smoothly); zero where a boundary has none */
 static void velocity_at_callback(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv)
 {
   bnd_data *d = ctx;
   for (int b = 0; b < d->nsets; ++b) {
     bnd_set *s = &d->set[b];
-    if (s->b->kind != INSDG_BOUNDARY_INFLOW) {
+    const insdg_expr *eu, *ev;
+    velocity_data(d, s, &eu, &ev);
+    if (!eu) {
       scatter(s, NULL, gu), scatter(s, NULL, gv);
       continue;
     }
     for (size_t i = 0; i < s->n; ++i) s->ux[i] = s->x[i] + dx[s->q[i]], s->uy[i] = s->y[i] + dy[s->q[i]];
-    insdg_expr_eval_many(s->b->u, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gu);
-    insdg_expr_eval_many(s->b->v, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gv);
+    insdg_expr_eval_many(eu, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gu);
+    insdg_expr_eval_many(ev, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gv);
   }
 }
 

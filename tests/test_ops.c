@@ -380,8 +380,9 @@ static void test_sipdg_penalty(insdg_mesh *m, insdg_ops *op, const char *label)
 
 /* For piecewise-constant fields the element mean of M N is a finite-volume flux sum:
    Ntilde with constant Ubar gives the upwind flux (Lambda = |n.ubar|), N(U) the local
-   Lax-Friedrichs flux with Lambda = 2 max|n.u|. Checks the sign and size of the
-   dissipation, which exactness on continuous fields cannot see. */
+   Lax-Friedrichs flux with Lambda = 2 max|n.u|; on the outflow boundary both are upwind,
+   un U- where the flow leaves and un g (the data) where it enters. Checks the sign and
+   size of the dissipation, which exactness on continuous fields cannot see. */
 static void test_advection_flux(insdg_mesh *m, insdg_ops *op, const char *label)
 {
   const insdg_ref *r = m->ref;
@@ -398,6 +399,8 @@ static void test_advection_flux(insdg_mesh *m, insdg_ops *op, const char *label)
     seed = seed * 1103515245u + 12345u, cv[e] = ((seed >> 8) & 0xffff) / 32768.0 - 1.0;
     for (int i = 0; i < Np; ++i) u[e * Np + i] = cu[e], v[e * Np + i] = cv[e], ub[e * Np + i] = 0.7, vb[e * Np + i] = -0.4;
   }
+  const double gval = 0.25;   /* outflow data, taken where the flow enters */
+  for (size_t q = 0; q < nf; ++q) g[q] = gval;
   for (int pass = 0; pass < 2; ++pass) {
     insdg_vec_in U = {u, v, NULL, NULL, g, g}, Ub = {ub, vb, NULL, NULL, g, g};
     if (pass == 0) insdg_op_subcycle(op, b, bc, &Ub, &U, Nu, Nv);
@@ -411,9 +414,12 @@ static void test_advection_flux(insdg_mesh *m, insdg_ops *op, const char *label)
           mean_v += m->vgeo[e * INSDG_NVGEO + INSDG_J] * r->M[i * Np + j] * Nv[e * Np + j];
       for (int f = 0; f < 3; ++f) {
         const double *sg = m->sgeo + (e * 3 + f) * INSDG_NSGEO;
-        const int e2 = m->EToE[3 * e + f];   /* boundary faces point to e itself: Neumann */
+        const int e2 = m->EToE[3 * e + f];   /* boundary faces point to e itself: outflow */
         const double nx = sg[INSDG_NX], ny = sg[INSDG_NY], len = 2 * sg[INSDG_SJ];
-        if (pass == 0) {
+        if (e2 == e) {
+          const double un = pass == 0 ? nx * 0.7 - ny * 0.4 : nx * cu[e] + ny * cv[e];
+          flux_u += len * un * (un >= 0 ? cu[e] : gval), flux_v += len * un * (un >= 0 ? cv[e] : gval);
+        } else if (pass == 0) {
           const double un = nx * 0.7 - ny * 0.4;
           const int up = un >= 0 ? e : e2;
           flux_u += len * un * cu[up], flux_v += len * un * cv[up];
