@@ -274,7 +274,7 @@ static const char boundary_prefix[] = "boundary.";
 static const char *section_keys(const char *section)
 {
   static const char *const keys[NPLAIN_SECTIONS] = {
-      "name mesh order refine output", NULL, "nu", "dt final_time order substeps",
+      "name mesh order refine output", NULL, "nu", "dt final_time order substeps start",
       "tolerance max_iterations preconditioner",
       "tolerance max_iterations preconditioner pmg_degrees", "u v p", "u v p",
       "interval checkpoint_interval_steps checkpoint_interval_seconds forces"};
@@ -788,6 +788,17 @@ static int read_time(parse_state *st, insdg_case *c)
       get_int(st, "time", "order", 0, 1, 2, &c->time_order) ||
       get_int(st, "time", "substeps", 0, 0, 1000, &c->substeps))
     return -1;
+  /* start = lower_order (default): BDF1/EXT1 first, then BDF2; exact: the history before
+     t = 0 from the [exact] section, so that the first step is already of order S */
+  c->start_exact = 0;
+  const key_entry *e = find_entry(st, "time", "start");
+  if (e) {
+    if (strcmp(e->value, "exact") == 0) c->start_exact = 1;
+    else if (strcmp(e->value, "lower_order") != 0) {
+      fail(st, e->line, "time", "start", "unknown start '%s' (known: lower_order exact)", e->value);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -986,6 +997,10 @@ static int interpret(parse_state *st, insdg_case *c)
       read_solver(st, c, "pressure_solver", 1, &c->pressure) || read_initial(st, c) ||
       read_boundaries(st, c) || read_exact(st, c) || read_output(st, c))
     return -1;
+  if (c->start_exact && !c->has_exact) {
+    fail(st, find_entry(st, "time", "start")->line, "time", "start", "start = exact needs an [exact] section");
+    return -1;
+  }
   return 0;
 }
 
@@ -1104,8 +1119,8 @@ void insdg_case_print(const insdg_case *c, FILE *f)
   for (int i = 0; i < c->nconstants; i++)
     fprintf(f, "constant %s = %.17g\n", c->constants[i].name, c->constants[i].value);
   fprintf(f, "nu = %.17g\n", c->nu);
-  fprintf(f, "time: dt = %g, final time %g, BDF/EXT order S = %d, substeps Ns = %d\n", c->dt,
-          c->final_time, c->time_order, c->substeps);
+  fprintf(f, "time: dt = %g, final time %g, BDF/EXT order S = %d, substeps Ns = %d, start %s\n", c->dt,
+          c->final_time, c->time_order, c->substeps, c->start_exact ? "exact" : "lower_order");
   print_solver("velocity", &c->velocity, f);
   print_solver("pressure", &c->pressure, f);
   fprintf(f, "initial: u = %s, v = %s, p = %s\n", text_or(c->initial_u, "-"),

@@ -115,6 +115,8 @@ typedef struct insdg_case {
   double final_time;                /* > 0; the run covers [0, final_time] */
   int time_order;                   /* S, BDF/EXT order, 1..2 (default 2; S = 3 is unstable with this splitting: docs/numerics.md) */
   int substeps;                     /* Ns, semi-Lagrangian substeps; 0: no subcycling */
+  int start_exact;                  /* [time] start = exact: the history before t = 0 from [exact]
+                                       (verification); 0 (lower_order): lower-order start-up */
 
   /* [velocity_solver], [pressure_solver] */
   insdg_case_solver velocity, pressure;

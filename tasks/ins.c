@@ -116,6 +116,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->T = T, ins->o = *opts;
   if (ins->o.pressure_extrapolation <= 0) ins->o.pressure_extrapolation = 1;   /* the paper's first-order pressure increment */
   INSDG_CHECK(ins->o.pressure_extrapolation <= MAX_S);
+  INSDG_CHECK(ins->o.history >= 0 && ins->o.history < MAX_S);
   for (int i = 0; i < MAX_S; ++i) ins->u[i] = field(T), ins->v[i] = field(T), ins->nu_[i] = field(T), ins->nv_[i] = field(T);
   for (int i = 0; i <= MAX_S; ++i) ins->p[i] = field(T);
   insdg_dfield **scratch[] = {&ins->uhat, &ins->vhat, &ins->pstar, &ins->gx, &ins->gy, &ins->rhs,
@@ -170,6 +171,9 @@ void insdg_ins_destroy(insdg_ins *ins)
   free(ins);
 }
 
+/* the levels of history behind the newest: the steps taken and those given before t0 */
+static int levels(const insdg_ins *ins) { return ins->steps + ins->o.history; }
+
 /* Lagrange weights at time tau of the nodes t_hist[0..n-1] */
 static void lagrange(int n, const double *tn, double tau, double *w)
 {
@@ -193,7 +197,7 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
   double *gub = ins->scratch[0], *gvb = ins->scratch[1], *gwu = ins->helm_u, *gwv = ins->helm_v, *unused = ins->scratch[2];
   /* Ubar: the polynomial of degree S through U^{n-i}, i = 0..S (paper §2.3), as far as the
      history (and the MAX_S slots) reaches */
-  int npts = S + 1 < ins->steps + 1 ? S + 1 : ins->steps + 1;
+  int npts = S + 1 < levels(ins) + 1 ? S + 1 : levels(ins) + 1;
   if (npts > MAX_S) npts = MAX_S;
   for (int j = S - 1; j >= 0; --j) {   /* interval [t^{n-j}, t^{n-j+1}] */
     if (j == S - 1) insdg_task_axpby(beta[j], ins->u[j], 0.0, wu), insdg_task_axpby(beta[j], ins->v[j], 0.0, wv);
@@ -254,6 +258,18 @@ void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, con
   advection_of_newest(ins);
 }
 
+void insdg_ins_set_history(insdg_ins *ins, int i, const double *u, const double *v, const double *p)
+{
+  INSDG_CHECK(i >= 1 && i <= ins->o.history && ins->steps == 0);
+  insdg_tasks_wait(ins->T);   /* advection tasks of another level may still read gu, gv */
+  insdg_dfield_set(ins->u[i], u), insdg_dfield_set(ins->v[i], v), insdg_dfield_set(ins->p[i], p);
+  ins->t_hist[i] = ins->t - i * ins->o.dt;
+  if (ins->o.Ns > 0) return;
+  ins->o.boundary(ins->o.boundary_ctx, ins->t_hist[i], ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[i], ins->v[i], ins->nu_[i], ins->nv_[i]);
+  insdg_tasks_wait(ins->T);
+}
+
 static void rotate(insdg_dfield **hist, int n)
 {
   insdg_dfield *oldest = hist[n - 1];
@@ -290,8 +306,8 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *it
 int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
 {
   const insdg_ins_opts *o = &ins->o;
-  const int S = ins->steps + 1 < o->S ? ins->steps + 1 : o->S;   /* lower-order start-up */
-  const int k = ins->steps + 1 < o->pressure_extrapolation ? ins->steps + 1 : o->pressure_extrapolation;
+  const int S = levels(ins) + 1 < o->S ? levels(ins) + 1 : o->S;   /* lower-order start-up */
+  const int k = levels(ins) + 1 < o->pressure_extrapolation ? levels(ins) + 1 : o->pressure_extrapolation;
   double gamma, beta[MAX_S], alpha[MAX_S], c[MAX_S + 1];
   bdf_ext(S, &gamma, beta, alpha);
   extrapolation(k, c);

@@ -32,6 +32,9 @@ typedef struct {
   double nu, dt;
   int S;                       /* BDF/EXT order 1..3 */
   int Ns;                      /* subcycling: LSERK4 substeps per step (paper §2.3); 0: EXT advection */
+  int history;                 /* levels of history before t0 that insdg_ins_set_history gives
+                                  (0..2): then the first steps are of order S already; 0: the
+                                  lower-order start-up (BDF1/EXT1 first) */
   int pressure_extrapolation;  /* order k of P* (0: 1); k = 1: P* = P^n (the paper's first-order
                                   pressure increment), 2: 2P^n - P^{n-1}, 3: ...; k = 2 blows up on
                                   the square cylinder (outflow) at any dt: docs/numerics.md */
@@ -86,6 +89,10 @@ void insdg_ins_destroy(insdg_ins *ins);
 
 /* initial fields [K][Np] on the renumbered mesh, at time t0 */
 void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, const double *p, double t0);
+
+/* history level i = 1..opts.history, at t0 - i dt, after insdg_ins_set_initial and before
+   the first step: the fields [K][Np] of an exact solution (verification) */
+void insdg_ins_set_history(insdg_ins *ins, int i, const double *u, const double *v, const double *p);
 
 /* advance one step; returns 0, or 1 when a solve did not converge (the step is taken) */
 int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *stats);

@@ -408,6 +408,8 @@ enum { NSCRATCH = 5 };   /* ux, uy, vx, vy, div as distributed fields */
 
 typedef struct {
   double kinetic_energy, max_div, cfl;
+  double max_speed;          /* max |u| at the nodes */
+  double speed_scale;        /* the largest initial or boundary-data speed so far (divergence guard) */
   double force[INSDG_CASE_MAX_FORCES][2];   /* on each force boundary: x (drag), y (lift) */
 } diagnostics;
 
@@ -424,7 +426,13 @@ typedef struct {
   int e_begin, e_end;
   int force_bnd[INSDG_CASE_MAX_FORCES];   /* mesh boundary index of each force boundary */
   double *face_weight;       /* [Nfp] integral of each face node's Lagrange polynomial, t in [-1,1] */
+  double speed_scale;        /* max |u| of the initial fields and of the velocity data seen so far */
 } observer;
+
+/* A run has diverged when its largest nodal speed exceeds this times the largest speed of
+   its initial fields and boundary data so far (an unforced incompressible flow does not
+   get there; an unstable dt overflows through it within a few steps). */
+#define DIVERGED_FACTOR 10.0
 
 /* elements of this rank's blocks */
 static int rank_elements(const insdg_tasks *T)
@@ -488,8 +496,9 @@ static double mass_product(const insdg_ref *r, const double *x, const double *y)
   return s;
 }
 
-/* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length) */
-static void element_diagnostics(const observer *ob, int le, double *ke, double *maxdiv, double *speed_over_h)
+/* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length), max |u| */
+static void element_diagnostics(const observer *ob, int le, double *ke, double *maxdiv, double *speed_over_h,
+                                double *max_speed)
 {
   const insdg_ref *r = ob->m->ref;
   const int e = ob->e_begin + le;
@@ -500,6 +509,7 @@ static void element_diagnostics(const observer *ob, int le, double *ke, double *
   for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
   for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
   *speed_over_h = fmax(*speed_over_h, speed * inv_h);
+  *max_speed = fmax(*max_speed, speed);
 }
 
 /* The force of the fluid on face f of local element le:
@@ -520,12 +530,14 @@ static void face_force(const observer *ob, int le, int f, double nu, double F[2]
 }
 
 /* Diagnostics of the observed state, reduced over the ranks (identical on all). */
-static diagnostics observe_diagnostics(const observer *ob, double dt)
+static diagnostics observe_diagnostics(observer *ob, double dt)
 {
-  const int nforces = ob->c->nforces, N = ob->m->ref->N;
-  double sums[1 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[2] = {0};
+  const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
+  double sums[1 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};
+  for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)
+    maxima[3] = fmax(maxima[3], hypot(ob->gu[q], ob->gv[q]));   /* the velocity data at t */
   for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
-    element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1]);
+    element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1], &maxima[2]);
     for (int f = 0; f < 3 && nforces; ++f) {
       const int b = ob->m->face_bnd[(ob->e_begin + le) * 3 + f];
       for (int k = 0; k < nforces; ++k)
@@ -533,8 +545,10 @@ static diagnostics observe_diagnostics(const observer *ob, double dt)
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 1 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
-  MPI_Allreduce(MPI_IN_PLACE, maxima, 2, MPI_DOUBLE, MPI_MAX, ob->T->comm);
-  diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1]};
+  MPI_Allreduce(MPI_IN_PLACE, maxima, 4, MPI_DOUBLE, MPI_MAX, ob->T->comm);
+  ob->speed_scale = fmax(ob->speed_scale, maxima[3]);
+  diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1],
+                   .max_speed = maxima[2], .speed_scale = ob->speed_scale};
   for (int k = 0; k < nforces; ++k) d.force[k][0] = sums[1 + 2 * k], d.force[k][1] = sums[2 + 2 * k];
   return d;
 }
@@ -700,7 +714,7 @@ typedef struct {
   insdg_progress_mode progress_mode;
   int steps;                   /* taken */
   double t;
-  int converged, finite, output_failed, files;
+  int converged, finite, diverged, output_failed, files;
   long iterations[3];          /* totals over the steps: u, v, p */
   double stage[NSTAGE];
   double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
@@ -736,7 +750,11 @@ static void json_errors(FILE *f, const l2_errors *E, int has_exact)
 
 static const char *status_text(const run_state *r)
 {
-  return r->output_failed ? "output failed" : !r->finite ? "not finite" : !r->converged ? "not converged" : "completed";
+  return r->output_failed ? "output failed"
+         : !r->finite     ? "not finite"
+         : r->diverged    ? "diverged"
+         : !r->converged  ? "not converged"
+                          : "completed";
 }
 
 static void json_body(FILE *f, const run_state *r, double wall)
@@ -901,6 +919,10 @@ typedef struct {
   signed char *bc_vel, *bc_p;
 } solver;
 
+/* [time] start = exact: U^{-1}, U^{-2} (BDF2 needs one level, the subcycling's quadratic
+   Ubar two) */
+enum { HISTORY_LEVELS = 2 };
+
 static void solver_create(solver *sv, const setup *s, int pure_neumann)
 {
   const insdg_case *c = s->c;
@@ -915,7 +937,8 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
                             .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations,
                             .velocity_at = velocity_at_callback,
                             .vel_precond = (int)c->velocity.preconditioner, .p_precond = (int)c->pressure.preconditioner,
-                            .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees};
+                            .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees,
+                            .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
   sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
   const size_t n = (size_t)m->K * m->ref->Np;
@@ -924,6 +947,14 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
   insdg_expr_eval_many(c->initial_v, n, m->x, m->y, 0.0, v);
   insdg_expr_eval_many(c->initial_p, n, m->x, m->y, 0.0, p);
   insdg_ins_set_initial(sv->ins, u, v, p, 0.0);
+  for (size_t i = 0; i < n; ++i) sv->ob->speed_scale = fmax(sv->ob->speed_scale, hypot(u[i], v[i]));
+  for (int i = 1; c->start_exact && i <= HISTORY_LEVELS; ++i) {   /* [time] start = exact */
+    const double t = -i * c->dt;
+    insdg_expr_eval_many(c->exact_u, n, m->x, m->y, t, u);
+    insdg_expr_eval_many(c->exact_v, n, m->x, m->y, t, v);
+    if (c->exact_p) insdg_expr_eval_many(c->exact_p, n, m->x, m->y, t, p);   /* else the initial p */
+    insdg_ins_set_history(sv->ins, i, u, v, p);
+  }
   free(u), free(v), free(p);
 }
 
@@ -1002,24 +1033,30 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   observe_fields(sv->ob, sv->ins, r->t);
   const diagnostics d = observe_diagnostics(sv->ob, c->dt);
   r->finite = isfinite(d.kinetic_energy);
+  r->diverged = r->finite && d.speed_scale > 0 && d.max_speed > DIVERGED_FACTOR * d.speed_scale;
   if (r->rank == 0) csv_row(r->s->csv, c, r->steps, r->t, &st, &d);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   if (r->rank == 0) show_progress(pg, r, &st, &d);
-  if (r->rank == 0 && (failed || !r->finite)) end_progress_line(pg);
+  if (r->rank == 0 && (failed || !r->finite || r->diverged)) end_progress_line(pg);
   if (failed && r->rank == 0) report_not_converged(r, &st);
   if (!r->finite && r->rank == 0)
     fprintf(stderr, "insdg: step %d: the solution is no longer finite (kinetic energy %g); stopping\n", r->steps,
             d.kinetic_energy);
+  if (r->diverged && r->rank == 0)
+    fprintf(stderr,
+            "insdg: step %d: max |u| = %g, more than %g times the largest initial or boundary speed (%g): the run "
+            "diverged (is dt too large?); stopping\n",
+            r->steps, d.max_speed, DIVERGED_FACTOR, d.speed_scale);
 
   int checkpoint_due, stop;
   checkpoint_decision(r, &checkpoint_due, &stop);
   if (stop && r->rank == 0) end_progress_line(pg), printf("insdg run: signal received: checkpoint and stop\n");
   r->interrupted = stop;
-  const int last = r->steps == r->s->nsteps || failed || !r->finite || stop;
+  const int last = r->steps == r->s->nsteps || failed || !r->finite || r->diverged || stop;
   const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
   while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
   if (last || due) output_fields(r, sv, pg);
-  if (checkpoint_due && !failed && r->finite) write_checkpoint(r, sv, pg);
+  if (checkpoint_due && !failed && r->finite && !r->diverged) write_checkpoint(r, sv, pg);
   return last || r->output_failed;
 }
 
@@ -1046,7 +1083,7 @@ static int finish(run_state *r, solver *sv)
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
-  int status = r->output_failed || !r->finite || !r->converged ? EXIT_FAILED_RUN : 0;
+  int status = r->output_failed || !r->finite || r->diverged || !r->converged ? EXIT_FAILED_RUN : 0;
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = EXIT_FAILED_RUN;

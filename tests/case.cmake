@@ -44,6 +44,8 @@ set(INSDG_BAD_CASES
   bad_time_order       "-"  "bad_time_order\\.ini:11: \\[time\\] order: 3 is out of range \\(1\\.\\.2\\)"
   bad_substeps         "-"  "bad_substeps\\.ini:12: \\[time\\] substeps: -1 is out of range"
   bad_dt               "-"  "bad_dt\\.ini:9: \\[time\\] dt: 0 must be > 0"
+  bad_start            "-"  "bad_start\\.ini:13: \\[time\\] start: unknown start 'exactly' \\(known: lower_order exact\\)"
+  bad_start_no_exact   "-"  "bad_start_no_exact\\.ini:13: \\[time\\] start: start = exact needs an \\[exact\\] section"
   bad_type             "-"  "bad_type\\.ini:23: \\[boundary\\.right\\] type: unknown boundary type 'slip'"
   bad_forces           "-"  "bad_forces\\.ini:30: \\[output\\] forces: 'cylinder' has no \\[boundary\\.NAME\\] section"
   bad_syntax           "-"  "bad_syntax\\.ini:7: syntax error"

@@ -20,11 +20,14 @@ set(_run_out ${CMAKE_CURRENT_BINARY_DIR}/run_out)
 set(_run_cases ${CMAKE_CURRENT_SOURCE_DIR}/cases)
 set(_check_run /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_run.py)
 
-# name, ranks, case file, extra options; the output goes to run_out/<name> (cleared first)
+# name, ranks, case file (in tests/cases, or absolute), extra options; the output goes to run_out/<name> (cleared first)
 function(insdg_run_test name nranks case)
+  if(NOT IS_ABSOLUTE ${case})
+    set(case ${_run_cases}/${case})
+  endif()
   add_test(NAME ${name}_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/${name})
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${nranks} $<TARGET_FILE:insdg> run
-           ${_run_cases}/${case} --output ${_run_out}/${name} ${ARGN})
+           ${case} --output ${_run_out}/${name} ${ARGN})
   set_tests_properties(${name}_clean PROPERTIES LABELS mpi FIXTURES_SETUP ${name}_clean)
   set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
                        FIXTURES_REQUIRED ${name}_clean FIXTURES_SETUP ${name}_out
@@ -165,3 +168,30 @@ endforeach()
 # run) against a synthetic force history with known answers
 add_test(NAME cylinder_analysis COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_cylinder_analysis.py)
 set_tests_properties(cylinder_analysis PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_cylinder_analysis: ok")
+
+# [time] start = exact: the history before t = 0 from the [exact] section, so that the
+# first step is already BDF2 (and the subcycling's Ubar quadratic). The short Taylor case
+# at N = 6, Ns = 2, dt = 0.01 to t = 0.05: relative u error 1.2e-4 with it, 1.35e-3 with
+# the lower-order start (a BDF1 first step); the bound 3e-4 tells them apart.
+string(REPLACE "order = 3" "order = 6" _start_text "${_precond_base}")
+string(REPLACE "final_time = 0.02\norder = 2" "final_time = 0.05\norder = 2\nsubsteps = 2\nstart = exact" _start_text
+       "${_start_text}")
+string(REPLACE "interval = 0.01" "interval = 0.05" _start_text "${_start_text}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_start_exact.ini "${_start_text}")
+insdg_run_test(run_start_exact 1 ${CMAKE_CURRENT_BINARY_DIR}/cases/run_start_exact.ini)
+insdg_run_check(run_start_exact run_start_exact_out --steps 5 --files 2 --forces right --max-error u=3e-4 v=3e-4)
+
+# a run that diverges without overflowing (EXT at twice its stable dt): status 1, the
+# message, "diverged" in summary.json, the last step's fields (N = 3, dt = 0.04: the
+# speed passes 10 times the data's at step 13)
+string(REPLACE "dt = 0.01\nfinal_time = 0.02" "dt = 0.04\nfinal_time = 2" _div_text "${_precond_base}")
+string(REPLACE "interval = 0.01" "interval = 1" _div_text "${_div_text}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_diverged.ini "${_div_text}")
+add_test(NAME run_diverged_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/run_diverged)
+add_test(NAME run_diverged COMMAND sh -c "\"$0\" run \"$1\" --output \"$2\"; echo \"exit status $?\""
+         $<TARGET_FILE:insdg> ${CMAKE_CURRENT_BINARY_DIR}/cases/run_diverged.ini ${_run_out}/run_diverged)
+set_tests_properties(run_diverged_clean PROPERTIES LABELS mpi FIXTURES_SETUP run_diverged_clean)
+set_tests_properties(run_diverged PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 60
+                     FIXTURES_REQUIRED run_diverged_clean FIXTURES_SETUP run_diverged_out
+                     PASS_REGULAR_EXPRESSION "step 13: max \\|u\\| = [^ ]+, more than 10 times the largest initial or boundary speed \\([^)]+\\): the run diverged.*exit status 1")
+insdg_run_check(run_diverged run_diverged_out --steps 13 --files 2 --forces right --status "diverged")

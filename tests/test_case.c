@@ -77,6 +77,7 @@ static void check_good_scalars(const insdg_case *c, const char *dir)
   EXPECT_NEAR(c->final_time, 0.75);
   EXPECT(c->time_order == 1);
   EXPECT(c->substeps == 4);
+  EXPECT(c->start_exact == 1);
   EXPECT_NEAR(c->velocity.tolerance, 1e-10);
   EXPECT(c->velocity.max_iterations == 300);
   EXPECT(c->velocity.preconditioner == INSDG_PRECOND_JACOBI);
@@ -205,7 +206,7 @@ static void test_defaults(const char *casedir)
   EXPECT(strcmp(c->output, expect) == 0);
   EXPECT(c->order == 1 && c->refine == 0);
   EXPECT(c->nconstants == 1 && strcmp(c->constants[0].name, "nu") == 0);
-  EXPECT(c->time_order == 2 && c->substeps == 0);
+  EXPECT(c->time_order == 2 && c->substeps == 0 && c->start_exact == 0);
   EXPECT_NEAR(c->velocity.tolerance, 1e-8);
   EXPECT(c->velocity.max_iterations == 1000);
   EXPECT(c->velocity.preconditioner == INSDG_PRECOND_INVERSE_MASS);

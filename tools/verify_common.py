@@ -38,14 +38,14 @@ def _solvers(tol_u, tol_p):
 
 
 def _flow_case(name, mesh, order, refine, dt, final_time, time_order, substeps, constants, nu,
-               exact, tol_u, tol_p):
+               exact, tol_u, tol_p, start="lower_order"):
     inflow = "type = inflow\nu = %s\nv = %s\n" % (exact["u"], exact["v"])
     s = ["; written by tools/verify_*.py\n[case]\nname = %s\nmesh = %s\norder = %d\nrefine = %d\n"
          % (name, mesh, order, refine)]
     s.append("\n[constants]\n" + "".join("%s = %s\n" % kv for kv in constants))
     s.append("\n[physics]\nnu = %s\n" % nu)
-    s.append("\n[time]\ndt = %r\nfinal_time = %r\norder = %d\nsubsteps = %d\n\n"
-             % (dt, final_time, time_order, substeps))
+    s.append("\n[time]\ndt = %r\nfinal_time = %r\norder = %d\nsubsteps = %d\nstart = %s\n\n"
+             % (dt, final_time, time_order, substeps, start))
     s.append(_solvers(tol_u, tol_p))
     s.append("[initial]\n" + "".join("%s = %s\n" % (f, exact[f]) for f in ("u", "v", "p")))
     for b in ("bottom", "top", "left"):
@@ -56,10 +56,10 @@ def _flow_case(name, mesh, order, refine, dt, final_time, time_order, substeps, 
 
 
 def taylor_case(name, mesh, order, refine, dt, final_time, time_order=2, substeps=0,
-                tol_u=1e-12, tol_p=1e-12):
-    """The Taylor vortex case file (nu = 0.01) as a string."""
+                tol_u=1e-12, tol_p=1e-12, start="lower_order"):
+    """The Taylor vortex case file (nu = 0.01) as a string; start: [time] start."""
     return _flow_case(name, mesh, order, refine, dt, final_time, time_order, substeps,
-                      [("k", "2*pi")], "0.01", TAYLOR_EXACT, tol_u, tol_p)
+                      [("k", "2*pi")], "0.01", TAYLOR_EXACT, tol_u, tol_p, start)
 
 
 def kovasznay_case(name, mesh, order, refine, dt, final_time, time_order=2, substeps=0,
