@@ -44,8 +44,8 @@ def _flow_case(name, mesh, order, refine, dt, final_time, time_order, substeps, 
          % (name, mesh, order, refine)]
     s.append("\n[constants]\n" + "".join("%s = %s\n" % kv for kv in constants))
     s.append("\n[physics]\nnu = %s\n" % nu)
-    s.append("\n[time]\ndt = %r\nfinal_time = %r\norder = %d\nsubsteps = %d\nstart = %s\n\n"
-             % (dt, final_time, time_order, substeps, start))
+    s.append("\n[time]\ndt = %r\nfinal_time = %r\norder = %d\nsubsteps = %d\n%s\n"
+             % (dt, final_time, time_order, substeps, "" if start == "lower_order" else "start = %s\n" % start))
     s.append(_solvers(tol_u, tol_p))
     s.append("[initial]\n" + "".join("%s = %s\n" % (f, exact[f]) for f in ("u", "v", "p")))
     for b in ("bottom", "top", "left"):
