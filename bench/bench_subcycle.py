@@ -9,7 +9,7 @@ usage: bench_subcycle.py [--insdg build/insdg] [--case cases/square_cylinder/squ
                          [--orders 1 2 3 4 5 6] [--substeps 0 4 8 16] [--final-time 3] [--min-steps 40]
                          [--workdir out/bench_subcycle] [--csv docs/bench_subcycle.csv]
                          [--markdown docs/bench_subcycle.md] [--plot docs/figures/subcycle.png]
-                         [--plot-only CSV]
+                         [--plot-only CSV] [--resume]
 
 Each run is `insdg run` of the case with [case] order = N, [time] substeps = Ns, dt and
 final_time set, and no field output, from rest (the case's inflow ramp) to --final-time:
@@ -65,15 +65,18 @@ def run_one(a, base, case_dir, N, Ns, dt):
     with open(ini, "w") as f:
         f.write(text)
     env = dict(os.environ, STARPU_SILENT="1", STARPU_WORKERS_NOBIND="1")
-    p = subprocess.run([a.insdg, "run", ini, "--output", os.path.join(d, "out"), "--progress", "log"],
-                       capture_output=True, text=True, env=env)
+    returncode = "reused"
+    if not (a.resume and os.path.exists(os.path.join(d, "out", "summary.json"))):
+        p = subprocess.run([a.insdg, "run", ini, "--output", os.path.join(d, "out"), "--progress", "log"],
+                           capture_output=True, text=True, env=env)
+        returncode = p.returncode
     try:
         with open(os.path.join(d, "out", "summary.json")) as f:
             s = json.load(f)
         with open(os.path.join(d, "out", "diagnostics.csv"), newline="") as f:
             last = list(csv.DictReader(f))[-1]
     except (OSError, ValueError, IndexError):
-        return {"N": N, "Ns": Ns, "dt": dt, "stable": False, "status": f"no output (exit {p.returncode})"}
+        return {"N": N, "Ns": Ns, "dt": dt, "stable": False, "status": f"no output (exit {returncode})"}
     div = float(last["max_div_u"])
     stable = s["status"] == "completed" and math.isfinite(div) and div < DIV_LIMIT
     row = {"N": N, "Ns": Ns, "dt": dt, "stable": stable, "status": s["status"], "max_div_u": div,
@@ -175,6 +178,9 @@ def main():
     p.add_argument("--markdown")
     p.add_argument("--plot")
     p.add_argument("--plot-only")
+    p.add_argument("--resume", action="store_true",
+                   help="reuse the runs of the work directory that have a summary.json (same dt, N, Ns) "
+                        "instead of running them again: an interrupted bench continues where it stopped")
     a = p.parse_args()
     fields = ["N", "Ns", "dt", "stable", "status", "max_div_u", "steps", "time", "seconds_per_unit_time",
               "it_u", "it_v", "it_p"] + ["share_" + k for k in STAGES] + ["best"]
