@@ -171,6 +171,8 @@ void insdg_ins_destroy(insdg_ins *ins)
   free(ins);
 }
 
+enum { UBAR_POINTS = 2 };   /* Ubar: linear in time through the newest two velocities */
+
 /* the levels of history behind the newest: the steps taken and those given before t0 */
 static int levels(const insdg_ins *ins) { return ins->steps + ins->o.history; }
 
@@ -195,10 +197,12 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
   insdg_dfield *wu = ins->uhat, *wv = ins->vhat, *ru = ins->gx, *rv = ins->gy;
   insdg_dfield *ubar = ins->rhs, *vbar = ins->div, *nu = ins->nu_[0], *nv = ins->nv_[0];
   double *gub = ins->scratch[0], *gvb = ins->scratch[1], *gwu = ins->helm_u, *gwv = ins->helm_v, *unused = ins->scratch[2];
-  /* Ubar: the polynomial of degree S through U^{n-i}, i = 0..S (paper §2.3), as far as the
-     history (and the MAX_S slots) reaches */
-  int npts = S + 1 < levels(ins) + 1 ? S + 1 : levels(ins) + 1;
-  if (npts > MAX_S) npts = MAX_S;
+  /* Ubar: the line through U^n and U^{n-1} (a constant at the first step). The paper takes
+     the polynomial of degree S through U^{n-i}, i = 0..S; for S = 2 its extrapolation over
+     [t^n, t^{n+1}] (3U^n - 3U^{n-1} + U^{n-2} at the end) grows an element-scale mode on the
+     square cylinder at dt = 0.05 that the line does not, and the line keeps the order
+     (docs/numerics.md, "Subcycling: the advecting velocity") */
+  const int npts = levels(ins) + 1 < UBAR_POINTS ? levels(ins) + 1 : UBAR_POINTS;
   for (int j = S - 1; j >= 0; --j) {   /* interval [t^{n-j}, t^{n-j+1}] */
     if (j == S - 1) insdg_task_axpby(beta[j], ins->u[j], 0.0, wu), insdg_task_axpby(beta[j], ins->v[j], 0.0, wv);
     else insdg_task_axpby(beta[j], ins->u[j], 1.0, wu), insdg_task_axpby(beta[j], ins->v[j], 1.0, wv);

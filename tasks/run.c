@@ -919,8 +919,8 @@ typedef struct {
   signed char *bc_vel, *bc_p;
 } solver;
 
-/* [time] start = exact: U^{-1}, U^{-2} (BDF2 needs one level, the subcycling's quadratic
-   Ubar two) */
+/* [time] start = exact: U^{-1}, U^{-2} (BDF2 and the subcycling's Ubar need one level,
+   a second-order pressure extrapolation two) */
 enum { HISTORY_LEVELS = 2 };
 
 static void solver_create(solver *sv, const setup *s, int pure_neumann)
