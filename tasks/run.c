@@ -342,7 +342,6 @@ static void outflow_data(bnd_data *d, bnd_set *s, double t, double *gp, double *
   exact_normal_derivative(s, 1, d->c->exact_v, t, d->fd_h, tmp), scatter(s, tmp, hv);
 }
 
-/* the insdg_ins_opts boundary callback: every boundary face node of the renumbered mesh */
 /* The velocity data of a boundary: the expressions of an inflow; on an outflow, the exact
    solution when the case has one (the advection takes it where the flow enters there:
    docs/numerics.md, "Backflow at an outflow"); none on walls or otherwise (zero). */
@@ -353,6 +352,7 @@ static void velocity_data(const bnd_data *d, const bnd_set *s, const insdg_expr 
   if (s->b->kind == INSDG_BOUNDARY_OUTFLOW && d->c->has_exact) *u = d->c->exact_u, *v = d->c->exact_v;
 }
 
+/* the insdg_ins_opts boundary callback: every boundary face node of the renumbered mesh */
 static void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
 {
   bnd_data *d = ctx;

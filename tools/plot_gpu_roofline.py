@@ -90,46 +90,40 @@ def last_versions(rows):
     return [r for r in rows if r["version"] == last[r["kernel"]]]
 
 
-def fraction_plot(rows, out, device):
-    rows = [r for r in last_versions(rows) if r["bound_gflops"] > 0]
+def per_kernel_plot(rows, out, device, fname, value, ylabel, title, line, line_label=None):
+    """One curve per kernel (its last version) of value(row) against N, a horizontal line at
+    `line` (the bound), saved as out/fname."""
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     fig, ax = plt.subplots(figsize=(7.2, 4.8))
     for kern in kernels:
         pts = sorted((r for r in rows if r["kernel"] == kern), key=lambda r: r["N"])
-        ax.plot([r["N"] for r in pts], [100 * r["fraction"] for r in pts], marker="o", ms=3, lw=1, label=kern)
-    ax.axhline(100, color="black", lw=1)
+        ax.plot([r["N"] for r in pts], [value(r) for r in pts], marker="o", ms=3, lw=1, label=kern)
+    ax.axhline(line, color="black", lw=2 if line_label else 1, label=line_label)
     ax.set_xlabel("polynomial degree N")
-    ax.set_ylabel("% of the empirical roofline bound")
-    ax.set_title(f"Fraction of the bound, last version of each kernel\n{device}", fontsize=10)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title}\n{device}", fontsize=10)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    path = os.path.join(out, "gpu_roofline_fraction.png")
+    path = os.path.join(out, fname)
     fig.savefig(path, dpi=150)
     plt.close(fig)
     return [path]
+
+
+def fraction_plot(rows, out, device):
+    rows = [r for r in last_versions(rows) if r["bound_gflops"] > 0]
+    return per_kernel_plot(rows, out, device, "gpu_roofline_fraction.png", lambda r: 100 * r["fraction"],
+                           "% of the empirical roofline bound", "Fraction of the bound, last version of each kernel",
+                           100)
 
 
 def bandwidth_plot(rows, out, device):
     rows = last_versions(rows)
-    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
-    fig, ax = plt.subplots(figsize=(7.2, 4.8))
-    for kern in kernels:
-        pts = sorted((r for r in rows if r["kernel"] == kern), key=lambda r: r["N"])
-        ax.plot([r["N"] for r in pts], [r["gbs"] for r in pts], marker="o", ms=3, lw=1, label=kern)
-    ax.axhline(rows[0]["copy_gbs"], color="black", lw=2, label="device-to-device copy (large buffer)")
-    ax.set_xlabel("polynomial degree N")
-    ax.set_ylabel("GB/s (compulsory bytes / time)")
-    ax.set_title(f"Achieved bandwidth\n{device}", fontsize=10)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    path = os.path.join(out, "gpu_bandwidth.png")
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
-    return [path]
+    return per_kernel_plot(rows, out, device, "gpu_bandwidth.png", lambda r: r["gbs"],
+                           "GB/s (compulsory bytes / time)", "Achieved bandwidth", rows[0]["copy_gbs"],
+                           "device-to-device copy (large buffer)")
 
 
 def main():
