@@ -11,6 +11,7 @@
 #include "case.h"
 #include "error.h"
 #include "ops_tasks.h"
+#include "starpu_gpu.h"
 
 enum { MAX_S = 3 };
 
@@ -153,6 +154,9 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
 void insdg_ins_destroy(insdg_ins *ins)
 {
   if (!ins) return;
+#ifdef INSDG_STARPU_CUDA
+  insdg_starpu_gpu_invalidate();   /* device copies of the arrays freed below */
+#endif
   for (int i = 0; i < MAX_S; ++i)
     insdg_dfield_destroy(ins->u[i]), insdg_dfield_destroy(ins->v[i]), insdg_dfield_destroy(ins->nu_[i]),
         insdg_dfield_destroy(ins->nv_[i]);
@@ -295,6 +299,9 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *it
   insdg_linop A = {insdg_sipdg_apply, &ins->helm}, P = {insdg_inverse_mass_apply, NULL};
   if (ins->o.vel_precond == INSDG_PRECOND_JACOBI) {
     if (!ins->jacobi_u || ins->jacobi_lambda != ins->helm.lambda) {   /* lambda changes during start-up */
+#ifdef INSDG_STARPU_CUDA
+      insdg_starpu_gpu_invalidate();   /* the new diagonal may get the old one's address */
+#endif
       free(ins->jacobi_u);
       ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T->L->mesh, ins->T->op, ins->o.bc_vel, ins->helm.lambda);
       ins->jacobi_lambda = ins->helm.lambda;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "starpu_gpu.h"
 
 enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT_SURFACE, OP_DIVERGENCE_VOLUME, OP_DIVERGENCE_SURFACE, OP_SIPDG,
                OP_ADV_VOLUME, OP_ADV_SURFACE };
@@ -42,11 +43,31 @@ static void pack_cpu(void *buffers[], void *cl_arg)
   for (int k = 0; k < pair->n; ++k) buf[k] = field[pair->src_node[k]];
 }
 
+#ifdef INSDG_STARPU_CUDA
+static void pack_cuda(void *buffers[], void *cl_arg)
+{
+  const insdg_pair_halo *pair;
+  starpu_codelet_unpack_args(cl_arg, &pair);
+  void *stream = starpu_cuda_get_local_stream();
+  const int *idx = insdg_starpu_gpu_static(pair->src_node, sizeof(int) * (size_t)pair->n);
+  insdg_starpu_gpu_check(insdg_gpu_pack((size_t)pair->n, idx, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                        (double *)STARPU_VECTOR_GET_PTR(buffers[1]), stream),
+                         "pack");
+}
+#endif
+
 static struct starpu_codelet pack_cl = {
-    .cpu_funcs = {pack_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
+    .cpu_funcs = {pack_cpu},
+#ifdef INSDG_STARPU_CUDA
+    .cuda_funcs = {pack_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
 
 void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs)
 {
+#ifdef INSDG_STARPU_CUDA
+  pack_cl.where = insdg_starpu_gpu_where();
+#endif
   for (int p = 0; p < npairs; ++p) {
     const insdg_pair_halo *pair = &pairs[p];
     const int status = starpu_mpi_task_insert(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W, bufs[p],
@@ -116,8 +137,79 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
   free(scratch);
 }
 
+#ifdef INSDG_STARPU_CUDA
+/* block_op on the GPU: the same buffers; the pair halos are gathered into scratch slot 0
+   on the stream, the boundary data (host, per step) uploaded into slot 1, and the kernel
+   of insdg_gpu.h that matches the CPU operator runs (default versions). */
+static void block_op_cuda(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  void *stream = starpu_cuda_get_local_stream();
+  const insdg_layout *L = a.L;
+  const insdg_gpu_ref *R = insdg_starpu_gpu_ref(a.op->ref);
+  const insdg_gpu_block *B = insdg_starpu_gpu_block(a.b);
+  const int first_pair = L->pairs_into[a.d], npairs = L->pairs_into[a.d + 1] - first_pair;
+  const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0}, *g[MAX_FIELDS] = {0};
+  double *out[2] = {0};
+  for (int i = 0; i < a.nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
+  for (int i = 0; i < a.nout; ++i)
+    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + a.nhalo_fields * npairs + i]);
+  if (a.nhalo_fields > 0 && a.b->nhalo > 0) {
+    const size_t nhalo = (size_t)a.b->nhalo;
+    double *h = insdg_starpu_gpu_scratch(0, sizeof(double) * nhalo * (size_t)a.nhalo_fields, stream);
+    for (int fld = 0; fld < a.nhalo_fields; ++fld) {
+      insdg_starpu_gpu_gather_halos(buffers, a.nin + fld * npairs, &L->pair[first_pair], npairs, h + fld * nhalo,
+                                    stream);
+      halo[fld] = h + fld * nhalo;
+    }
+  }
+  const size_t K = (size_t)a.b->K, Nfp = (size_t)a.b->Nfp;
+  insdg_starpu_gpu_upload(1, a.g, MAX_FIELDS, K * 3 * Nfp, g, stream);
+  const signed char *bc = insdg_starpu_gpu_static(a.bc, K * 3);
+  const int v = INSDG_GPU_VERSION_DEFAULT;
+  int rc = INSDG_GPU_EBADARG;
+  switch (a.kind) {
+    case OP_LOCAL_GRADIENT:
+      rc = insdg_gpu_local_gradient(R, B, v, in[0], out[0], out[1], stream);
+      break;
+    case OP_GRADIENT_SURFACE:
+      rc = insdg_gpu_gradient_surface(R, B, bc, g[0], in[0], halo[0], out[0], out[1], stream);
+      break;
+    case OP_DIVERGENCE_VOLUME:
+      rc = insdg_gpu_divergence_volume(R, B, in[0], in[1], out[0], stream);
+      break;
+    case OP_DIVERGENCE_SURFACE: {
+      insdg_gpu_vec_in U = {in[0], in[1], halo[0], halo[1], g[0], g[1]};
+      rc = insdg_gpu_divergence_surface(R, B, bc, &U, out[0], stream);
+      break;
+    }
+    case OP_SIPDG:
+      rc = insdg_gpu_sipdg(R, B, v, bc, g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0],
+                           stream);
+      break;
+    case OP_ADV_VOLUME:
+      rc = insdg_gpu_adv_volume(R, B, v, in[0], in[1], in[2], in[3], out[0], out[1], stream);
+      break;
+    case OP_ADV_SURFACE: {
+      insdg_gpu_vec_in Ub = {in[0], in[1], halo[0], halo[1], g[0], g[1]};
+      insdg_gpu_vec_in Ut = {in[2], in[3], halo[2], halo[3], g[2], g[3]};
+      rc = insdg_gpu_adv_surface(R, B, v, bc, a.lambda, &Ub, &Ut, out[0], out[1], stream);
+      break;
+    }
+    default:
+      INSDG_CHECK(!"unknown operator");
+  }
+  insdg_starpu_gpu_check(rc, "block operator");
+}
+#endif
+
 static struct starpu_codelet block_op_cl = {
-    .cpu_funcs = {block_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
+    .cpu_funcs = {block_op_cpu},
+#ifdef INSDG_STARPU_CUDA
+    .cuda_funcs = {block_op_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
 
 static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",
                                 "sipdg",              "adv_volume",       "adv_surface"};
@@ -130,6 +222,9 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   insdg_tasks *T = in[0]->T;
   const insdg_layout *L = T->L;
   const int Nfp = L->mesh->ref->Nfp;
+#ifdef INSDG_STARPU_CUDA
+  block_op_cl.where = insdg_starpu_gpu_where();
+#endif
   for (int d = 0; d < L->B; ++d) {
     op_args a = proto;
     a.L = L, a.op = T->op, a.d = d, a.b = L->block[d];

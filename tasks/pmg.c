@@ -11,6 +11,7 @@
 #include "amg.h"
 #include "assemble.h"
 #include "error.h"
+#include "starpu_gpu.h"
 #include "ops_tasks.h"
 
 typedef struct {
@@ -82,6 +83,7 @@ double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, c
 typedef struct {
   const double *P;
   int Npf, Npc, K, prolong;
+  int Nf, Nc;   /* degrees (the GPU kernels are instantiated per pair) */
 } transfer_args;
 
 static void transfer_cpu(void *buffers[], void *cl_arg)
@@ -109,18 +111,39 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
   }
 }
 
-static struct starpu_codelet transfer_cl = {
-    .cpu_funcs = {transfer_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "insdg_pmg_transfer"};
-static struct starpu_codelet restrict_cl = {
-    .cpu_funcs = {transfer_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
+#ifdef INSDG_STARPU_CUDA
+static void transfer_cuda(void *buffers[], void *cl_arg)
+{
+  transfer_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  void *stream = starpu_cuda_get_local_stream();
+  const double *P = insdg_starpu_gpu_static(a.P, sizeof(double) * (size_t)a.Npf * (size_t)a.Npc);
+  const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  insdg_starpu_gpu_check(a.prolong ? insdg_gpu_pmg_prolong(a.Nf, a.Nc, a.K, P, src, dst, stream)
+                                   : insdg_gpu_pmg_restrict(a.Nf, a.Nc, a.K, P, src, dst, stream),
+                         "p-multigrid transfer");
+}
+#define TRANSFER_CUDA .cuda_funcs = {transfer_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define TRANSFER_CUDA
+#endif
+
+static struct starpu_codelet transfer_cl = {.cpu_funcs = {transfer_cpu}, TRANSFER_CUDA .nbuffers = 2,
+                                            .modes = {STARPU_R, STARPU_RW}, .name = "insdg_pmg_transfer"};
+static struct starpu_codelet restrict_cl = {.cpu_funcs = {transfer_cpu}, TRANSFER_CUDA .nbuffers = 2,
+                                            .modes = {STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
 
 /* fine level l, coarse level l+1 */
 static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
 {
   level *f = &pmg->lev[l], *c = &pmg->lev[l + 1];
   const insdg_layout *L = f->L;
+#ifdef INSDG_STARPU_CUDA
+  transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
+#endif
   for (int b = 0; b < L->B; ++b) {
-    transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong};
+    transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N};
     const int status =
         prolong ? starpu_mpi_task_insert(f->Tp->comm, &transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b],
                                          STARPU_VALUE, &a, sizeof a, 0)
@@ -152,13 +175,45 @@ static void spmv_cpu(void *buffers[], void *cl_arg)
   free(ext);
 }
 
-static struct starpu_codelet spmv_cl = {.cpu_funcs = {spmv_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
+#ifdef INSDG_STARPU_CUDA
+/* the same on the GPU: x and the halos gathered into scratch slot 0, then the CSR kernel */
+static void spmv_cuda(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  void *stream = starpu_cuda_get_local_stream();
+  const insdg_csr *A = a.rows;
+  const size_t n = (size_t)A->nrows, nnz = (size_t)A->row_ptr[A->nrows];
+  double *ext = insdg_starpu_gpu_scratch(0, sizeof(double) * (n + (size_t)a.nhalo + 1), stream);
+  insdg_starpu_gpu_check(insdg_gpu_memcpy_d2d(ext, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                              sizeof(double) * n, stream),
+                         "copy");
+  insdg_starpu_gpu_gather_halos(buffers, 1, a.pairs, a.npairs, ext + n, stream);
+  const int *row_ptr = insdg_starpu_gpu_static(A->row_ptr, sizeof(int) * (n + 1));
+  const int *col = insdg_starpu_gpu_static(A->col, sizeof(int) * nnz);
+  const double *val = insdg_starpu_gpu_static(A->val, sizeof(double) * nnz);
+  insdg_starpu_gpu_check(insdg_gpu_csr_spmv(A->nrows, row_ptr, col, val, ext, NULL,
+                                            (double *)STARPU_VECTOR_GET_PTR(buffers[1 + a.npairs]),
+                                            INSDG_GPU_SPMV_SET, stream),
+                         "sparse matrix-vector product");
+}
+#endif
+
+static struct starpu_codelet spmv_cl = {
+    .cpu_funcs = {spmv_cpu},
+#ifdef INSDG_STARPU_CUDA
+    .cuda_funcs = {spmv_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
 
 static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
 {
   dist_level *D = &pmg->D;
   const insdg_layout *L = v->L;
   insdg_task_pack_pairs(in, D->pair, D->npairs, D->buf);
+#ifdef INSDG_STARPU_CUDA
+  spmv_cl.where = insdg_starpu_gpu_where();
+#endif
   for (int d = 0; d < L->B; ++d) {
     const int first = D->pairs_into[d], np = D->pairs_into[d + 1] - first;
     spmv_args a = {D->rows[d], D->pair + first, np, D->nhalo[d]};
@@ -534,6 +589,9 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
 void insdg_pmg_destroy(insdg_pmg *pmg)
 {
   if (!pmg) return;
+#ifdef INSDG_STARPU_CUDA
+  insdg_starpu_gpu_invalidate();   /* device copies of the arrays freed below */
+#endif
   dist_level *D = &pmg->D;
   const int B = pmg->lev[pmg->nlevels - 1].L->B;
   starpu_data_unregister(pmg->coarse);

@@ -5,6 +5,8 @@
 #include <starpu_mpi.h>
 #include <stdio.h>
 
+#include "starpu_gpu.h"
+
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
 {
   struct starpu_conf conf;
@@ -23,6 +25,9 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
 void insdg_runtime_shutdown(void)
 {
   starpu_task_wait_for_all();
+#ifdef INSDG_STARPU_CUDA
+  insdg_starpu_gpu_release();
+#endif
   starpu_mpi_shutdown();
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "starpu_gpu.h"
 
 /* ---- distributed scalars ------------------------------------------------------------ */
 static void register_small(insdg_tasks *T, starpu_data_handle_t *h, double **mem, int n, int owner)
@@ -169,12 +170,79 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
 #undef VEC
 }
 
-static struct starpu_codelet vec_cl = {.cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_vec"};
+#ifdef INSDG_STARPU_CUDA
+static const double *scalar_dev(void *buffers[], int k, int comp)
+{
+  return (const double *)STARPU_VECTOR_GET_PTR(buffers[k]) + comp;
+}
+
+/* the coefficient with its scalars read on the device (insdg_gpu_coef) */
+static insdg_gpu_coef coefficient_dev(const vec_args *a, void *buffers[], int first_scalar)
+{
+  insdg_gpu_coef c = {a->sign, NULL, NULL};
+  int k = first_scalar;
+  if (a->has_num) c.num = scalar_dev(buffers, k++, a->num_comp);
+  if (a->has_den) c.den = scalar_dev(buffers, k, a->den_comp);
+  return c;
+}
+
+static void vec_op_cuda(void *buffers[], void *cl_arg)
+{
+  vec_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  void *stream = starpu_cuda_get_local_stream();
+  const size_t n = (size_t)a.n;
+#define VEC(i) ((double *)STARPU_VECTOR_GET_PTR(buffers[i]))
+  int rc = INSDG_GPU_EBADARG;
+  switch (a.kind) {
+    case V_AXPY: rc = insdg_gpu_axpy(n, coefficient_dev(&a, buffers, 2), VEC(0), VEC(1), stream); break;
+    case V_XPAY: rc = insdg_gpu_xpay(n, VEC(0), coefficient_dev(&a, buffers, 2), VEC(1), stream); break;
+    case V_AXPBY: rc = insdg_gpu_axpby(n, a.alpha, VEC(0), a.beta, VEC(1), stream); break;
+    case V_COPY: rc = insdg_gpu_copy(n, VEC(0), VEC(1), stream); break;
+    case V_SUB: rc = insdg_gpu_sub(n, VEC(0), VEC(1), VEC(2), stream); break;
+    case V_INVMASS:
+      rc = insdg_gpu_inverse_mass(insdg_starpu_gpu_ref(a.op->ref), insdg_starpu_gpu_block(a.b), VEC(0), VEC(1), stream);
+      break;
+    case V_MASS:
+      rc = insdg_gpu_mass(insdg_starpu_gpu_ref(a.op->ref), insdg_starpu_gpu_block(a.b), a.alpha, VEC(0), VEC(1),
+                          stream);
+      break;
+    case V_JACOBI:
+      rc = insdg_gpu_jacobi(n, insdg_starpu_gpu_static(a.dinv, sizeof(double) * n), VEC(0), VEC(1), stream);
+      break;
+    case V_DOTS: {
+      const double *x[INSDG_DSCALAR_MAX], *y[INSDG_DSCALAR_MAX];
+      for (int k = 0; k < a.ndots; ++k) x[k] = VEC(2 * k), y[k] = VEC(2 * k + 1);
+      double *work = insdg_starpu_gpu_scratch(2, sizeof(double) * (size_t)a.ndots * INSDG_GPU_DOTS_BLOCKS, stream);
+      rc = insdg_gpu_dots(n, a.ndots, x, y, VEC(2 * a.ndots), work, stream);
+      break;
+    }
+    default:
+      INSDG_CHECK(!"vector operation without a CUDA implementation");
+  }
+#undef VEC
+  insdg_starpu_gpu_check(rc, "vector operation");
+}
+#endif
+
+/* every vector operation but the reduction, which sums a few partials on a CPU */
+static struct starpu_codelet vec_cl = {
+    .cpu_funcs = {vec_op_cpu},
+#ifdef INSDG_STARPU_CUDA
+    .cuda_funcs = {vec_op_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_vec"};
+static struct starpu_codelet reduce_cl = {
+    .cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_reduce"};
 static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce", "axpby", "mass"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
-  const int status = starpu_mpi_task_insert(T->comm, &vec_cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a,
+#ifdef INSDG_STARPU_CUDA
+  vec_cl.where = insdg_starpu_gpu_where();
+#endif
+  struct starpu_codelet *cl = a->kind == V_REDUCE ? &reduce_cl : &vec_cl;
+  const int status = starpu_mpi_task_insert(T->comm, cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a,
                                             sizeof *a, STARPU_NAME, vec_name[a->kind], 0);
   INSDG_CHECK(status == 0);
 }

@@ -1,0 +1,70 @@
+/* starpu_gpu.h -- what the StarPU CUDA codelets share (compiled only with INSDG_STARPU_CUDA:
+ * a StarPU built with CUDA, and the insdg_cuda kernels; see tasks/README.md).
+ *
+ * The CPU codelets read the static data of a block (geometry, face map, boundary codes,
+ * halo index lists, Jacobi diagonals, transfer matrices, CSR rows) through host pointers
+ * in their cl_arg. A CUDA codelet gets the same pointers and asks this cache for their
+ * device copy on the device of the worker running it: uploaded on first use, kept until
+ * insdg_starpu_gpu_release(). Only data that does not change during a run may go through
+ * the cache; per-step data (boundary values) goes through insdg_starpu_gpu_upload(), and
+ * whoever frees cached host data calls insdg_starpu_gpu_invalidate() first.
+ *
+ * Placement: when StarPU has CUDA workers, every task of a codelet that has a CUDA
+ * implementation runs on a GPU (insdg_starpu_gpu_where), so that which kernel computes
+ * a result never depends on scheduling: the same case gives the same bits for any
+ * worker count, as on CPUs. Codelets with only a CPU implementation (the coarse solve,
+ * the reduction of dot-product partials) run on CPU workers, StarPU moving their data.
+ */
+#ifndef INSDG_STARPU_GPU_H
+#define INSDG_STARPU_GPU_H
+
+#ifdef INSDG_STARPU_CUDA
+
+#include <starpu.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block.h"
+#include "insdg_gpu.h"
+#include "partition.h"
+#include "ref_tri.h"
+
+/* STARPU_CUDA when StarPU runs CUDA workers, else STARPU_CPU: set it as the `where` of a
+   codelet with both implementations before submitting its tasks. */
+uint32_t insdg_starpu_gpu_where(void);
+
+/* The device copy of `bytes` bytes of static host data at `host` on this worker's device. */
+const void *insdg_starpu_gpu_static(const void *host, size_t bytes);
+/* The device mirrors of a reference element and of a block on this worker's device. */
+const insdg_gpu_ref *insdg_starpu_gpu_ref(const insdg_ref *ref);
+const insdg_gpu_block *insdg_starpu_gpu_block(const insdg_block *b);
+
+/* This worker's device scratch of at least `bytes` (slot 0..INSDG_STARPU_GPU_SLOTS-1: the
+   buffers one task needs at once). Growing it waits for `stream`, whose kernels may still
+   read the old one. */
+enum { INSDG_STARPU_GPU_SLOTS = 3 };
+void *insdg_starpu_gpu_scratch(int slot, size_t bytes, void *stream);
+/* Copy per-step host arrays host[0..count-1] (n doubles each; NULL entries stay NULL)
+   into this worker's scratch slot and set dev[k] to their device copies. Waits for
+   `stream` first: its kernels may still read the slot's previous contents. */
+void insdg_starpu_gpu_upload(int slot, const double *const *host, int count, size_t n, const double **dev,
+                             void *stream);
+
+/* Concatenate a block's pair halos (StarPU vector buffers[first .. first+npairs-1], each
+   copied to dst + offset of its pair) on the stream. */
+void insdg_starpu_gpu_gather_halos(void *buffers[], int first, const insdg_pair_halo *pairs, int npairs,
+                                   double *dst, void *stream);
+
+/* Abort with the kernel library's message when a launcher or runtime call failed. */
+void insdg_starpu_gpu_check(int rc, const char *what);
+
+/* Free every cached copy and scratch buffer (after the last task). */
+void insdg_starpu_gpu_release(void);
+/* Wait for every task, then release: code that frees or rewrites host data that may have
+   gone through the cache calls this first (the cache knows its entries by address, and a
+   later allocation may reuse one: ins.c rebuilds the velocity Jacobi diagonal when the
+   start-up changes lambda; the solvers' destroy functions). */
+void insdg_starpu_gpu_invalidate(void);
+
+#endif /* INSDG_STARPU_CUDA */
+#endif /* INSDG_STARPU_GPU_H */
