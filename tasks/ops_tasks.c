@@ -48,7 +48,7 @@ static void pack_cuda(void *buffers[], void *cl_arg)
 {
   const insdg_pair_halo *pair;
   starpu_codelet_unpack_args(cl_arg, &pair);
-  void *stream = starpu_cuda_get_local_stream();
+  void *stream = insdg_starpu_gpu_stream();
   const int *idx = insdg_starpu_gpu_static(pair->src_node, sizeof(int) * (size_t)pair->n);
   insdg_starpu_gpu_check(insdg_gpu_pack((size_t)pair->n, idx, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                         (double *)STARPU_VECTOR_GET_PTR(buffers[1]), stream),
@@ -57,10 +57,7 @@ static void pack_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_codelet pack_cl = {
-    .cpu_funcs = {pack_cpu},
-#ifdef INSDG_STARPU_CUDA
-    .cuda_funcs = {pack_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
+    INSDG_CODELET_FUNCS(pack_cpu, pack_cuda)
     .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
 
 void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs)
@@ -145,7 +142,7 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
 {
   op_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  void *stream = starpu_cuda_get_local_stream();
+  void *stream = insdg_starpu_gpu_stream();
   const insdg_layout *L = a.L;
   const insdg_gpu_ref *R = insdg_starpu_gpu_ref(a.op->ref);
   const insdg_gpu_block *B = insdg_starpu_gpu_block(a.b);
@@ -205,10 +202,7 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_codelet block_op_cl = {
-    .cpu_funcs = {block_op_cpu},
-#ifdef INSDG_STARPU_CUDA
-    .cuda_funcs = {block_op_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
+    INSDG_CODELET_FUNCS(block_op_cpu, block_op_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
 
 static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",

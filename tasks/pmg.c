@@ -116,7 +116,7 @@ static void transfer_cuda(void *buffers[], void *cl_arg)
 {
   transfer_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  void *stream = starpu_cuda_get_local_stream();
+  void *stream = insdg_starpu_gpu_stream();
   const double *P = insdg_starpu_gpu_static(a.P, sizeof(double) * (size_t)a.Npf * (size_t)a.Npc);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
   double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -124,14 +124,11 @@ static void transfer_cuda(void *buffers[], void *cl_arg)
                                    : insdg_gpu_pmg_restrict(a.Nf, a.Nc, a.K, P, src, dst, stream),
                          "p-multigrid transfer");
 }
-#define TRANSFER_CUDA .cuda_funcs = {transfer_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#else
-#define TRANSFER_CUDA
 #endif
 
-static struct starpu_codelet transfer_cl = {.cpu_funcs = {transfer_cpu}, TRANSFER_CUDA .nbuffers = 2,
+static struct starpu_codelet transfer_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 2,
                                             .modes = {STARPU_R, STARPU_RW}, .name = "insdg_pmg_transfer"};
-static struct starpu_codelet restrict_cl = {.cpu_funcs = {transfer_cpu}, TRANSFER_CUDA .nbuffers = 2,
+static struct starpu_codelet restrict_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 2,
                                             .modes = {STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
 
 /* fine level l, coarse level l+1 */
@@ -181,7 +178,7 @@ static void spmv_cuda(void *buffers[], void *cl_arg)
 {
   spmv_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  void *stream = starpu_cuda_get_local_stream();
+  void *stream = insdg_starpu_gpu_stream();
   const insdg_csr *A = a.rows;
   const size_t n = (size_t)A->nrows, nnz = (size_t)A->row_ptr[A->nrows];
   double *ext = insdg_starpu_gpu_scratch(0, sizeof(double) * (n + (size_t)a.nhalo + 1), stream);
@@ -200,10 +197,7 @@ static void spmv_cuda(void *buffers[], void *cl_arg)
 #endif
 
 static struct starpu_codelet spmv_cl = {
-    .cpu_funcs = {spmv_cpu},
-#ifdef INSDG_STARPU_CUDA
-    .cuda_funcs = {spmv_cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
+    INSDG_CODELET_FUNCS(spmv_cpu, spmv_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
 
 static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)

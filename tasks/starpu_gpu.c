@@ -40,7 +40,13 @@ void insdg_starpu_gpu_check(int rc, const char *what)
   abort();
 }
 
+#ifdef INSDG_CUDA_CODELETS_ON_CPU
+uint32_t insdg_starpu_gpu_where(void) { return STARPU_CPU; }
+void *insdg_starpu_gpu_stream(void) { return NULL; }
+#else
 uint32_t insdg_starpu_gpu_where(void) { return starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA : STARPU_CPU; }
+void *insdg_starpu_gpu_stream(void) { return (void *)starpu_cuda_get_local_stream(); }
+#endif
 
 static int this_device(void) { return starpu_worker_get_devid(starpu_worker_get_id_check()); }
 

@@ -18,6 +18,20 @@
 #ifndef INSDG_STARPU_GPU_H
 #define INSDG_STARPU_GPU_H
 
+/* The implementations a codelet lists: its CPU function; with INSDG_STARPU_CUDA its CUDA
+   function too. INSDG_CUDA_CODELETS_ON_CPU (the test build insdg_cudaemu,
+   tests/gpu_emu.cmake) lists the CUDA function as the CPU one instead: it then runs on
+   CPU workers with the kernels of the CPU emulation of cuda/ (device pointers are host
+   pointers, the stream is NULL), which checks everything the codelets add around the
+   kernels (buffers, halos, boundary data, the caches) on machines without a GPU. */
+#if defined INSDG_CUDA_CODELETS_ON_CPU
+#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cuda},
+#elif defined INSDG_STARPU_CUDA
+#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cpu}, .cuda_funcs = {cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#else
+#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cpu},
+#endif
+
 #ifdef INSDG_STARPU_CUDA
 
 #include <starpu.h>
@@ -32,6 +46,8 @@
 /* STARPU_CUDA when StarPU runs CUDA workers, else STARPU_CPU: set it as the `where` of a
    codelet with both implementations before submitting its tasks. */
 uint32_t insdg_starpu_gpu_where(void);
+/* The stream a CUDA codelet launches on: StarPU's for this worker (NULL in the emulation). */
+void *insdg_starpu_gpu_stream(void);
 
 /* The device copy of `bytes` bytes of static host data at `host` on this worker's device. */
 const void *insdg_starpu_gpu_static(const void *host, size_t bytes);

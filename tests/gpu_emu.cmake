@@ -56,3 +56,45 @@ add_test(NAME plot_gpu_roofline_emulated
                  --out ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu/plots)
 set_tests_properties(plot_gpu_roofline_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
                      PASS_REGULAR_EXPRESSION "gpu_roofline_sipdg.png")
+
+# The StarPU CUDA codelets of tasks/ end to end on the emulation: the tasks library built
+# again with INSDG_CUDA_CODELETS_ON_CPU (tasks/starpu_gpu.h: each codelet's CUDA function
+# runs as its CPU function, on the emulated kernels), and insdg_cudaemu, the program on
+# it. A short Taylor case that calls every codelet with a CUDA implementation (3 blocks:
+# halos; subcycling: both advection kernels; Jacobi velocity solves whose diagonal is
+# rebuilt when the start-up changes lambda; p-multigrid 3 > 2 > 1: transfers and the
+# degree-1 SpMV) runs with insdg and with insdg_cudaemu; the errors and the last
+# diagnostics row must agree to 1e-8 relative (kernels agree to 1e-12; the solves, to
+# their tolerance 1e-10, amplify the difference). Timings mean nothing here.
+get_target_property(_tasks_srcs insdg_tasks SOURCES)
+get_target_property(_tasks_dir insdg_tasks SOURCE_DIR)
+list(TRANSFORM _tasks_srcs PREPEND ${_tasks_dir}/)
+add_library(insdg_tasks_cudaemu STATIC ${_tasks_srcs} ${_tasks_dir}/starpu_gpu.c)
+target_compile_definitions(insdg_tasks_cudaemu PRIVATE INSDG_STARPU_CUDA INSDG_CUDA_CODELETS_ON_CPU)
+# the CPU functions of the codelets are not listed in this build
+target_compile_options(insdg_tasks_cudaemu PRIVATE -Wno-unused-function)
+target_include_directories(insdg_tasks_cudaemu PUBLIC ${_tasks_dir})
+target_link_libraries(insdg_tasks_cudaemu PUBLIC insdg_partition insdg_io_nc insdg_case insdg_core
+                                                 PkgConfig::STARPUMPI MPI::MPI_C insdg_gpu_emu)
+add_executable(insdg_cudaemu ${PROJECT_SOURCE_DIR}/src/main.c)
+target_link_libraries(insdg_cudaemu PRIVATE insdg_tasks_cudaemu)
+set_target_properties(insdg_cudaemu PROPERTIES LINKER_LANGUAGE CXX)
+
+set(_gpu_case ${CMAKE_CURRENT_SOURCE_DIR}/cases/run_taylor_gpu.ini)
+foreach(_prog insdg insdg_cudaemu)
+  add_test(NAME codelets_${_prog}_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/codelets_${_prog})
+  add_test(NAME codelets_${_prog} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:${_prog}>
+           run ${_gpu_case} --output ${_run_out}/codelets_${_prog} --blocks 3)
+  set_tests_properties(codelets_${_prog}_clean PROPERTIES LABELS unit FIXTURES_SETUP codelets_${_prog}_clean)
+  set_tests_properties(codelets_${_prog} PROPERTIES LABELS unit TIMEOUT 600
+                       ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1"
+                       FIXTURES_REQUIRED codelets_${_prog}_clean FIXTURES_SETUP codelets_${_prog}_out
+                       PASS_REGULAR_EXPRESSION "status: completed")
+endforeach()
+add_test(NAME check_codelets_cuda_emulated
+         COMMAND ${_check_run} ${_run_out}/codelets_insdg_cudaemu --steps 4 --files 1 --forces right left --coefficients
+                 --max-error u=1e-2 v=1e-2
+                 p=5e-2 --compare ${_run_out}/codelets_insdg --rtol 1e-8)
+set_tests_properties(check_codelets_cuda_emulated PROPERTIES LABELS unit
+                     FIXTURES_REQUIRED "codelets_insdg_out;codelets_insdg_cudaemu_out"
+                     PASS_REGULAR_EXPRESSION "check_run: ok")
