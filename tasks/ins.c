@@ -154,7 +154,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
 void insdg_ins_destroy(insdg_ins *ins)
 {
   if (!ins) return;
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   insdg_starpu_gpu_invalidate();   /* device copies of the arrays freed below */
 #endif
   for (int i = 0; i < MAX_S; ++i)
@@ -299,7 +299,7 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *it
   insdg_linop A = {insdg_sipdg_apply, &ins->helm}, P = {insdg_inverse_mass_apply, NULL};
   if (ins->o.vel_precond == INSDG_PRECOND_JACOBI) {
     if (!ins->jacobi_u || ins->jacobi_lambda != ins->helm.lambda) {   /* lambda changes during start-up */
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
       insdg_starpu_gpu_invalidate();   /* the new diagonal may get the old one's address */
 #endif
       free(ins->jacobi_u);

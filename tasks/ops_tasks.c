@@ -43,7 +43,7 @@ static void pack_cpu(void *buffers[], void *cl_arg)
   for (int k = 0; k < pair->n; ++k) buf[k] = field[pair->src_node[k]];
 }
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 static void pack_cuda(void *buffers[], void *cl_arg)
 {
   const insdg_pair_halo *pair;
@@ -62,7 +62,7 @@ static struct starpu_codelet pack_cl = {
 
 void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs)
 {
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   pack_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int p = 0; p < npairs; ++p) {
@@ -134,7 +134,7 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
   free(scratch);
 }
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 /* block_op on the GPU: the same buffers; the pair halos are gathered into scratch slot 0
    on the stream, the boundary data (host, per step) uploaded into slot 1, and the kernel
    of insdg_gpu.h that matches the CPU operator runs (default versions). */
@@ -216,7 +216,7 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   insdg_tasks *T = in[0]->T;
   const insdg_layout *L = T->L;
   const int Nfp = L->mesh->ref->Nfp;
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   block_op_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int d = 0; d < L->B; ++d) {

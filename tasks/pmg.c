@@ -111,7 +111,7 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
   }
 }
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 static void transfer_cuda(void *buffers[], void *cl_arg)
 {
   transfer_args a;
@@ -136,7 +136,7 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
 {
   level *f = &pmg->lev[l], *c = &pmg->lev[l + 1];
   const insdg_layout *L = f->L;
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int b = 0; b < L->B; ++b) {
@@ -172,7 +172,7 @@ static void spmv_cpu(void *buffers[], void *cl_arg)
   free(ext);
 }
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 /* the same on the GPU: x and the halos gathered into scratch slot 0, then the CSR kernel */
 static void spmv_cuda(void *buffers[], void *cl_arg)
 {
@@ -205,7 +205,7 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
   dist_level *D = &pmg->D;
   const insdg_layout *L = v->L;
   insdg_task_pack_pairs(in, D->pair, D->npairs, D->buf);
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   spmv_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int d = 0; d < L->B; ++d) {
@@ -583,7 +583,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
 void insdg_pmg_destroy(insdg_pmg *pmg)
 {
   if (!pmg) return;
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   insdg_starpu_gpu_invalidate();   /* device copies of the arrays freed below */
 #endif
   dist_level *D = &pmg->D;

@@ -25,7 +25,7 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
 void insdg_runtime_shutdown(void)
 {
   starpu_task_wait_for_all();
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   insdg_starpu_gpu_release();
 #endif
   starpu_mpi_shutdown();

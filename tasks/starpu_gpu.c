@@ -1,7 +1,7 @@
-/* starpu_gpu.c -- device copies and scratch of the StarPU CUDA codelets (starpu_gpu.h). */
+/* starpu_gpu.c -- device copies and scratch of the StarPU GPU codelets (starpu_gpu.h). */
 #include "starpu_gpu.h"
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 
 #include <pthread.h>
 #include <stdio.h>
@@ -40,12 +40,15 @@ void insdg_starpu_gpu_check(int rc, const char *what)
   abort();
 }
 
-#ifdef INSDG_CUDA_CODELETS_ON_CPU
+#if defined INSDG_GPU_CODELETS_ON_CPU
 uint32_t insdg_starpu_gpu_where(void) { return STARPU_CPU; }
 void *insdg_starpu_gpu_stream(void) { return NULL; }
-#else
+#elif defined INSDG_STARPU_CUDA
 uint32_t insdg_starpu_gpu_where(void) { return starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA : STARPU_CPU; }
 void *insdg_starpu_gpu_stream(void) { return (void *)starpu_cuda_get_local_stream(); }
+#else
+uint32_t insdg_starpu_gpu_where(void) { return starpu_hip_worker_get_count() > 0 ? STARPU_HIP : STARPU_CPU; }
+void *insdg_starpu_gpu_stream(void) { return (void *)starpu_hip_get_local_stream(); }
 #endif
 
 static int this_device(void) { return starpu_worker_get_devid(starpu_worker_get_id_check()); }
@@ -156,4 +159,4 @@ void insdg_starpu_gpu_invalidate(void)
   insdg_starpu_gpu_release();
 }
 
-#endif /* INSDG_STARPU_CUDA */
+#endif /* INSDG_STARPU_GPU */

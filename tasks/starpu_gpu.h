@@ -1,15 +1,25 @@
-/* starpu_gpu.h -- what the StarPU CUDA codelets share (compiled only with INSDG_STARPU_CUDA:
- * a StarPU built with CUDA, and the insdg_cuda kernels; see tasks/README.md).
+/* starpu_gpu.h -- what the StarPU GPU codelets share (see tasks/README.md "GPU codelets").
+ *
+ * The codelets that touch field data have a GPU function beside their CPU one (named
+ * *_cuda; the same function serves HIP, since cuda/insdg_gpu.h is one API for both):
+ *   INSDG_STARPU_CUDA   a StarPU with CUDA (STARPU_USE_CUDA) and the insdg_cuda kernels:
+ *                       listed as cuda_funcs;
+ *   INSDG_STARPU_HIP    a StarPU >= 1.4 with HIP (STARPU_USE_HIP) and insdg_hip: hip_funcs;
+ *   INSDG_GPU_CODELETS_ON_CPU  the test build insdg_cudaemu (tests/gpu_emu.cmake): listed
+ *                       as the CPU function, run on CPU workers with the CPU emulation of
+ *                       the kernels (device pointers are host pointers, the stream is NULL);
+ * any of them defines INSDG_STARPU_GPU, under which the GPU functions and this file's
+ * helpers are compiled.
  *
  * The CPU codelets read the static data of a block (geometry, face map, boundary codes,
  * halo index lists, Jacobi diagonals, transfer matrices, CSR rows) through host pointers
- * in their cl_arg. A CUDA codelet gets the same pointers and asks this cache for their
+ * in their cl_arg. A GPU codelet gets the same pointers and asks this cache for their
  * device copy on the device of the worker running it: uploaded on first use, kept until
  * insdg_starpu_gpu_release(). Only data that does not change during a run may go through
  * the cache; per-step data (boundary values) goes through insdg_starpu_gpu_upload(), and
  * whoever frees cached host data calls insdg_starpu_gpu_invalidate() first.
  *
- * Placement: when StarPU has CUDA workers, every task of a codelet that has a CUDA
+ * Placement: when StarPU has GPU workers, every task of a codelet that has a GPU
  * implementation runs on a GPU (insdg_starpu_gpu_where), so that which kernel computes
  * a result never depends on scheduling: the same case gives the same bits for any
  * worker count, as on CPUs. Codelets with only a CPU implementation (the coarse solve,
@@ -18,21 +28,22 @@
 #ifndef INSDG_STARPU_GPU_H
 #define INSDG_STARPU_GPU_H
 
-/* The implementations a codelet lists: its CPU function; with INSDG_STARPU_CUDA its CUDA
-   function too. INSDG_CUDA_CODELETS_ON_CPU (the test build insdg_cudaemu,
-   tests/gpu_emu.cmake) lists the CUDA function as the CPU one instead: it then runs on
-   CPU workers with the kernels of the CPU emulation of cuda/ (device pointers are host
-   pointers, the stream is NULL), which checks everything the codelets add around the
-   kernels (buffers, halos, boundary data, the caches) on machines without a GPU. */
-#if defined INSDG_CUDA_CODELETS_ON_CPU
-#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cuda},
-#elif defined INSDG_STARPU_CUDA
-#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cpu}, .cuda_funcs = {cuda}, .cuda_flags = {STARPU_CUDA_ASYNC},
-#else
-#define INSDG_CODELET_FUNCS(cpu, cuda) .cpu_funcs = {cpu},
+#if defined INSDG_STARPU_CUDA || defined INSDG_STARPU_HIP || defined INSDG_GPU_CODELETS_ON_CPU
+#define INSDG_STARPU_GPU 1
 #endif
 
-#ifdef INSDG_STARPU_CUDA
+/* The implementations a codelet lists (a designated-initialiser fragment). */
+#if defined INSDG_GPU_CODELETS_ON_CPU
+#define INSDG_CODELET_FUNCS(cpu, gpu) .cpu_funcs = {gpu},
+#elif defined INSDG_STARPU_CUDA
+#define INSDG_CODELET_FUNCS(cpu, gpu) .cpu_funcs = {cpu}, .cuda_funcs = {gpu}, .cuda_flags = {STARPU_CUDA_ASYNC},
+#elif defined INSDG_STARPU_HIP
+#define INSDG_CODELET_FUNCS(cpu, gpu) .cpu_funcs = {cpu}, .hip_funcs = {gpu}, .hip_flags = {STARPU_HIP_ASYNC},
+#else
+#define INSDG_CODELET_FUNCS(cpu, gpu) .cpu_funcs = {cpu},
+#endif
+
+#ifdef INSDG_STARPU_GPU
 
 #include <starpu.h>
 #include <stddef.h>
@@ -43,10 +54,10 @@
 #include "partition.h"
 #include "ref_tri.h"
 
-/* STARPU_CUDA when StarPU runs CUDA workers, else STARPU_CPU: set it as the `where` of a
-   codelet with both implementations before submitting its tasks. */
+/* STARPU_CUDA (STARPU_HIP) when StarPU runs CUDA (HIP) workers, else STARPU_CPU: set it
+   as the `where` of a codelet with both implementations before submitting its tasks. */
 uint32_t insdg_starpu_gpu_where(void);
-/* The stream a CUDA codelet launches on: StarPU's for this worker (NULL in the emulation). */
+/* The stream a GPU codelet launches on: StarPU's for this worker (NULL in the emulation). */
 void *insdg_starpu_gpu_stream(void);
 
 /* The device copy of `bytes` bytes of static host data at `host` on this worker's device. */
@@ -82,5 +93,5 @@ void insdg_starpu_gpu_release(void);
    start-up changes lambda; the solvers' destroy functions). */
 void insdg_starpu_gpu_invalidate(void);
 
-#endif /* INSDG_STARPU_CUDA */
+#endif /* INSDG_STARPU_GPU */
 #endif /* INSDG_STARPU_GPU_H */

@@ -170,7 +170,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
 #undef VEC
 }
 
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
 static const double *scalar_dev(void *buffers[], int k, int comp)
 {
   return (const double *)STARPU_VECTOR_GET_PTR(buffers[k]) + comp;
@@ -190,7 +190,7 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
 {
   vec_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-#ifdef INSDG_CUDA_CODELETS_ON_CPU
+#ifdef INSDG_GPU_CODELETS_ON_CPU
   if (a.kind == V_DOTS) {   /* the emulation runs the 256-block reduction in ~0.1 s: too slow for a run */
     vec_op_cpu(buffers, cl_arg);
     return;
@@ -241,7 +241,7 @@ static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", 
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
-#ifdef INSDG_STARPU_CUDA
+#ifdef INSDG_STARPU_GPU
   vec_cl.where = insdg_starpu_gpu_where();
 #endif
   struct starpu_codelet *cl = a->kind == V_REDUCE ? &reduce_cl : &vec_cl;

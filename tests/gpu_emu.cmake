@@ -58,7 +58,7 @@ set_tests_properties(plot_gpu_roofline_emulated PROPERTIES LABELS unit FIXTURES_
                      PASS_REGULAR_EXPRESSION "gpu_roofline_sipdg.png")
 
 # The StarPU CUDA codelets of tasks/ end to end on the emulation: the tasks library built
-# again with INSDG_CUDA_CODELETS_ON_CPU (tasks/starpu_gpu.h: each codelet's CUDA function
+# again with INSDG_GPU_CODELETS_ON_CPU (tasks/starpu_gpu.h: each codelet's CUDA function
 # runs as its CPU function, on the emulated kernels), and insdg_cudaemu, the program on
 # it. A short Taylor case that calls every codelet with a CUDA implementation (3 blocks:
 # halos; subcycling: both advection kernels; Jacobi velocity solves whose diagonal is
@@ -70,7 +70,7 @@ get_target_property(_tasks_srcs insdg_tasks SOURCES)
 get_target_property(_tasks_dir insdg_tasks SOURCE_DIR)
 list(TRANSFORM _tasks_srcs PREPEND ${_tasks_dir}/)
 add_library(insdg_tasks_cudaemu STATIC ${_tasks_srcs} ${_tasks_dir}/starpu_gpu.c)
-target_compile_definitions(insdg_tasks_cudaemu PRIVATE INSDG_STARPU_CUDA INSDG_CUDA_CODELETS_ON_CPU)
+target_compile_definitions(insdg_tasks_cudaemu PRIVATE INSDG_GPU_CODELETS_ON_CPU)
 # the CPU functions of the codelets are not listed in this build
 target_compile_options(insdg_tasks_cudaemu PRIVATE -Wno-unused-function)
 target_include_directories(insdg_tasks_cudaemu PUBLIC ${_tasks_dir})
