@@ -9,7 +9,7 @@ usage: bench_subcycle.py [--insdg build/insdg] [--case cases/square_cylinder/squ
                          [--orders 1 2 3 4 5 6] [--substeps 0 4 8 16] [--final-time 3] [--min-steps 40]
                          [--workdir out/bench_subcycle] [--csv docs/bench_subcycle.csv]
                          [--markdown docs/bench_subcycle.md] [--plot docs/figures/subcycle.png]
-                         [--plot-only CSV] [--resume]
+                         [--plot-only CSV] [--resume] [--previous CSV]
 
 Each run is `insdg run` of the case with [case] order = N, [time] substeps = Ns, dt and
 final_time set, and no field output, from rest (the case's inflow ramp) to --final-time:
@@ -19,11 +19,16 @@ so that a slowly growing instability shows at large dt). Stable: the run complet
 the solution stays finite) and max |div u| at the end is below 100 (it is O(1)-O(10) near the
 cylinder's corners in a healthy run and grows without bound in an unstable one).
 
-Largest stable dt: dt_k = dt_0 2^(k/2). For Ns = 0 the search starts at
-dt_0 = 0.2 h_min / (N^2 U) (h_min = 0.145, U = 1.5, the peak speed) and doubles k up
-while stable, then takes the last stable dt; for Ns > 0 it starts at Ns times the
-Ns = 0 result (the substep stays at the stable explicit step) and moves up or down the
-same way. Cost: the step stage's wall time (summary.json stage_seconds.step) divided by
+Largest stable dt: dt_k = dt_0 2^(k/2), moving k up from a stable dt_0 until a run is
+unstable, or down from an unstable one until a run is stable, so that the result is a
+stable dt whose next step up, x sqrt(2), is not. Where the search starts only decides how
+many runs it takes: when the same Ns at order N - 1 has a result (from this invocation or
+from --previous), the search starts from it (times ((N-1)/N)^2 for Ns = 0, whose stable dt
+falls like 1/N^2; unchanged for Ns > 0, whose stable dt barely depends on N); otherwise
+at dt_0 = 0.2 h_min / (N^2 U) (h_min = 0.145, U = 1.5, the peak speed) for Ns = 0 and at
+Ns times the Ns = 0 result for Ns > 0 (the substep at the stable explicit step).
+(Up to commit 0ad6c53 every search started at the latter; the N = 1..4 rows of
+docs/bench_subcycle.csv were measured so.) Cost: the step stage's wall time (summary.json stage_seconds.step) divided by
 the simulated time; speed-up = cost(Ns = 0) / cost(Ns).
 
 Everything is measured on the machine it runs on with the insdg binary given; it prints
@@ -86,6 +91,13 @@ def run_one(a, base, case_dir, N, Ns, dt):
     for k in STAGES:
         row["share_" + k] = s["step_seconds"][k] / max(s["stage_seconds"]["step"], 1e-300)
     return row
+
+
+def read_rows(path):
+    """the rows of a CSV this bench wrote, numbers converted"""
+    with open(path, newline="") as f:
+        return [{k: (v if k in ("status", "stable", "best") or v == "" else int(v) if k in ("N", "Ns", "steps")
+                     else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
 def largest_stable(a, base, case_dir, N, Ns, dt0, log):
@@ -181,37 +193,53 @@ def main():
     p.add_argument("--resume", action="store_true",
                    help="reuse the runs of the work directory that have a summary.json (same dt, N, Ns) "
                         "instead of running them again: an interrupted bench continues where it stopped")
+    p.add_argument("--previous", metavar="CSV",
+                   help="a CSV of an earlier run of this bench: its rows for the (N, Ns) not run now are kept "
+                        "in the output (table, plot, CSV), and their results seed the searches (the next "
+                        "order's, and Ns > 0 from the same order's Ns = 0)")
     a = p.parse_args()
     fields = ["N", "Ns", "dt", "stable", "status", "max_div_u", "steps", "time", "seconds_per_unit_time",
               "it_u", "it_v", "it_p"] + ["share_" + k for k in STAGES] + ["best"]
     if a.plot_only:
-        with open(a.plot_only, newline="") as f:
-            rows = list(csv.DictReader(f))
-        best = [{k: (int(v) if k in ("N", "Ns", "steps") else float(v) if k not in ("status", "stable", "best") else v)
-                 for k, v in r.items()} for r in rows if r["best"] == "1"]
+        best = [r for r in read_rows(a.plot_only) if r["best"] == "1"]
     else:
         with open(a.case) as f:
             base = f.read()
         case_dir = os.path.dirname(os.path.abspath(a.case))
         os.makedirs(a.workdir, exist_ok=True)
         all_rows, best = [], []
+        now = {(N, Ns) for N in a.orders for Ns in a.substeps}
+        if a.previous:      # keep the rows of the (N, Ns) not run now; their results seed the searches
+            for r in read_rows(a.previous):
+                if (r["N"], r["Ns"]) not in now:
+                    all_rows.append(r)
+                    if r["best"] == "1":
+                        best.append(r)
         for N in a.orders:
-            dt_ext = None
+            dt_ext = next((r["dt"] for r in best if r["N"] == N and r["Ns"] == 0), None)
             for Ns in sorted(a.substeps):
-                dt0 = 0.2 * H_MIN / (N * N * U_PEAK) if Ns == 0 or dt_ext is None else Ns * dt_ext
+                prev = next((r["dt"] for r in best if r["N"] == N - 1 and r["Ns"] == Ns), None)
+                if prev is not None:
+                    dt0 = prev * ((N - 1) / N) ** 2 if Ns == 0 else prev
+                elif Ns == 0 or dt_ext is None:
+                    dt0 = 0.2 * H_MIN / (N * N * U_PEAK)
+                else:
+                    dt0 = Ns * dt_ext
                 b, rows = largest_stable(a, base, case_dir, N, Ns, dt0, lambda s: print(s, flush=True))
                 all_rows += rows
                 if b:
-                    b["best"] = 1
+                    b["best"] = "1"
                     best.append(b)
                     if Ns == 0:
                         dt_ext = b["dt"]
+        all_rows.sort(key=lambda r: (r["N"], r["Ns"], r["dt"]))
+        best.sort(key=lambda r: (r["N"], r["Ns"]))
         os.makedirs(os.path.dirname(os.path.abspath(a.csv)), exist_ok=True)
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
             w.writeheader()
             for r in all_rows:
-                w.writerow(dict(r, best=r.get("best", 0)))
+                w.writerow(dict(r, best=r.get("best", "0")))
         print(f"wrote {a.csv}")
     text = table(best)
     print(text, end="")

@@ -3,6 +3,9 @@
 
 #ifdef INSDG_STARPU_GPU
 
+#ifdef INSDG_STARPU_HIP
+#include <starpu_hip.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
