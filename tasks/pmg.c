@@ -11,8 +11,8 @@
 #include "amg.h"
 #include "assemble.h"
 #include "error.h"
-#include "starpu_gpu.h"
 #include "ops_tasks.h"
+#include "starpu_gpu.h"
 
 typedef struct {
   int N;
