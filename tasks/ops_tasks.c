@@ -76,18 +76,28 @@ void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int np
 void insdg_task_pack(insdg_dfield *f) { insdg_task_pack_pairs(f, f->T->L->pair, f->T->L->npairs, f->halo); }
 
 /* ---- block operators ------------------------------------------------------------------- */
+/* The block's pair halos into it, and its input and output buffers (the CPU and the GPU
+   function read the same layout): returns the number of pairs, first in *first_pair. */
+static int block_buffers(void *buffers[], const op_args *a, const double **in, double **out, int *first_pair)
+{
+  *first_pair = a->L->pairs_into[a->d];
+  const int npairs = a->L->pairs_into[a->d + 1] - *first_pair;
+  for (int i = 0; i < a->nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
+  for (int i = 0; i < a->nout; ++i)
+    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a->nin + a->nhalo_fields * npairs + i]);
+  return npairs;
+}
+
 static void block_op_cpu(void *buffers[], void *cl_arg)
 {
   op_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
   const insdg_layout *L = a.L;
-  const int first_pair = L->pairs_into[a.d], npairs = L->pairs_into[a.d + 1] - first_pair;
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0};
   double *out[2] = {0};
   double *scratch = NULL;
-  for (int i = 0; i < a.nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
-  for (int i = 0; i < a.nout; ++i)
-    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + a.nhalo_fields * npairs + i]);
+  int first_pair;
+  const int npairs = block_buffers(buffers, &a, in, out, &first_pair);
   if (a.nhalo_fields > 0) {
     const int nhalo = a.b->nhalo;
     scratch = insdg_malloc(sizeof(double) * (size_t)(a.nhalo_fields * nhalo + 1));
@@ -146,12 +156,10 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
   const insdg_layout *L = a.L;
   const insdg_gpu_ref *R = insdg_starpu_gpu_ref(a.op->ref);
   const insdg_gpu_block *B = insdg_starpu_gpu_block(a.b);
-  const int first_pair = L->pairs_into[a.d], npairs = L->pairs_into[a.d + 1] - first_pair;
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0}, *g[MAX_FIELDS] = {0};
   double *out[2] = {0};
-  for (int i = 0; i < a.nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
-  for (int i = 0; i < a.nout; ++i)
-    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + a.nhalo_fields * npairs + i]);
+  int first_pair;
+  const int npairs = block_buffers(buffers, &a, in, out, &first_pair);
   if (a.nhalo_fields > 0 && a.b->nhalo > 0) {
     const size_t nhalo = (size_t)a.b->nhalo;
     double *h = insdg_starpu_gpu_scratch(0, sizeof(double) * nhalo * (size_t)a.nhalo_fields, stream);

@@ -748,6 +748,9 @@ static void json_errors(FILE *f, const l2_errors *E, int has_exact)
   fprintf(f, "}");
 }
 
+/* the solution itself failed: not finite, or diverged (the run stops, no checkpoint) */
+static int solution_broke(const run_state *r) { return !r->finite || r->diverged; }
+
 static const char *status_text(const run_state *r)
 {
   return r->output_failed ? "output failed"
@@ -1037,7 +1040,7 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   if (r->rank == 0) csv_row(r->s->csv, c, r->steps, r->t, &st, &d);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   if (r->rank == 0) show_progress(pg, r, &st, &d);
-  if (r->rank == 0 && (failed || !r->finite || r->diverged)) end_progress_line(pg);
+  if (r->rank == 0 && (failed || solution_broke(r))) end_progress_line(pg);
   if (failed && r->rank == 0) report_not_converged(r, &st);
   if (!r->finite && r->rank == 0)
     fprintf(stderr, "insdg: step %d: the solution is no longer finite (kinetic energy %g); stopping\n", r->steps,
@@ -1052,11 +1055,11 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   checkpoint_decision(r, &checkpoint_due, &stop);
   if (stop && r->rank == 0) end_progress_line(pg), printf("insdg run: signal received: checkpoint and stop\n");
   r->interrupted = stop;
-  const int last = r->steps == r->s->nsteps || failed || !r->finite || r->diverged || stop;
+  const int last = r->steps == r->s->nsteps || failed || solution_broke(r) || stop;
   const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
   while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
   if (last || due) output_fields(r, sv, pg);
-  if (checkpoint_due && !failed && r->finite && !r->diverged) write_checkpoint(r, sv, pg);
+  if (checkpoint_due && !failed && !solution_broke(r)) write_checkpoint(r, sv, pg);
   return last || r->output_failed;
 }
 
@@ -1083,7 +1086,7 @@ static int finish(run_state *r, solver *sv)
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
-  int status = r->output_failed || !r->finite || r->diverged || !r->converged ? EXIT_FAILED_RUN : 0;
+  int status = r->output_failed || solution_broke(r) || !r->converged ? EXIT_FAILED_RUN : 0;
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = EXIT_FAILED_RUN;
