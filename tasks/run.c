@@ -710,7 +710,7 @@ static const char *const stage_name[NSTAGE] = {"setup", "step", "diagnostics", "
 
 typedef struct {
   const setup *s;
-  int rank, size, workers, pure_neumann;
+  int rank, size, workers, cuda_workers, pure_neumann;
   insdg_progress_mode progress_mode;
   int steps;                   /* taken */
   double t;
@@ -721,6 +721,7 @@ typedef struct {
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;
   l2_errors errors;
+  insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
 } run_state;
 
 /* SIGTERM and SIGUSR1 (what Slurm sends before a time limit): checkpoint and stop at the
@@ -760,6 +761,32 @@ static const char *status_text(const run_state *r)
                           : "completed";
 }
 
+/* "runtime": StarPU's worker profiling of the time loop on rank 0, or null without
+   STARPU_PROFILING=1. task_share: the fraction of the workers' time inside task functions
+   (kernels, halo copies; on a GPU, launches and stream waits): the rest is StarPU's own
+   work and idle time. */
+static void json_profile(FILE *f, const insdg_runtime_profile *p)
+{
+  fprintf(f, ",\n  \"runtime\": ");
+  if (!p->enabled) {
+    fprintf(f, "null");
+    return;
+  }
+  static const char *const kind[2] = {"cpu", "cuda"};
+  fprintf(f, "{");
+  for (int k = 0; k < 2; ++k) {
+    fprintf(f, "%s\"%s\": {\"workers\": %d, \"tasks\": %ld, \"task_seconds\": ", k ? ", " : "", kind[k],
+            p->workers[k], p->tasks[k]);
+    json_number(f, p->task_seconds[k]);
+    fprintf(f, ", \"worker_seconds\": "), json_number(f, p->total_seconds[k]);
+    fprintf(f, ", \"sleeping_seconds\": "), json_number(f, p->sleeping_seconds[k]);
+    fprintf(f, ", \"task_share\": ");
+    json_number(f, p->total_seconds[k] > 0 ? p->task_seconds[k] / p->total_seconds[k] : NAN);
+    fprintf(f, "}");
+  }
+  fprintf(f, "}");
+}
+
 static void json_body(FILE *f, const run_state *r, double wall)
 {
   const setup *s = r->s;
@@ -771,6 +798,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"mesh\": "), json_string(f, c->mesh);
   fprintf(f, ",\n  \"N\": %d,\n  \"K\": %ld,\n  \"dofs\": %ld,\n  \"ranks\": %d,\n  \"blocks\": %d,\n  \"workers\": %d",
           c->order, K, 3 * K * Np, r->size, s->L->B, r->workers);
+  fprintf(f, ",\n  \"cuda_workers\": %d", r->cuda_workers);
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
@@ -788,6 +816,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ", \"v\": "), json_number(f, (double)r->iterations[1] / n);
   fprintf(f, ", \"p\": "), json_number(f, (double)r->iterations[2] / n);
   fprintf(f, "},\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
+  json_profile(f, &r->profile);
   fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
           r->converged ? "true" : "false");
   json_string(f, status_text(r));
@@ -877,9 +906,9 @@ static void print_start(const run_state *r)
   printf("insdg run: case %s (%s)\n", c->name, c->path);
   printf("  mesh %s: K = %d triangles, order N = %d (%d nodes per element), %ld degrees of freedom\n", c->mesh,
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
-  printf("  %d rank(s), %d blocks, %d worker(s) per rank; nu = %g, dt = %g, %d steps to t = %g, "
+  printf("  %d rank(s), %d blocks, %d CPU and %d CUDA worker(s) per rank; nu = %g, dt = %g, %d steps to t = %g, "
          "BDF/EXT order %d, %d substeps\n",
-         r->size, s->L->B, r->workers, c->nu, c->dt, s->nsteps, c->final_time, c->time_order, c->substeps);
+         r->size, s->L->B, r->workers, r->cuda_workers, c->nu, c->dt, s->nsteps, c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
          s->outdir);
   fflush(stdout);
@@ -1076,6 +1105,7 @@ static void time_loop(run_state *r, solver *sv)
     output_fields(r, sv, &pg);
   }
   r->loop_start = MPI_Wtime();
+  insdg_runtime_profile_reset();
   while (!r->output_failed && !advance(r, sv, &pg, &next_output)) {
   }
 }
@@ -1083,6 +1113,7 @@ static void time_loop(run_state *r, solver *sv)
 static int finish(run_state *r, solver *sv)
 {
   const insdg_case *c = r->s->c;
+  insdg_runtime_profile_get(&r->profile);
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
@@ -1108,7 +1139,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     insdg_runtime_shutdown();
     return INSDG_EXIT_USER;
   }
-  r.s = &s, r.workers = insdg_runtime_workers(), r.pure_neumann = !insdg_case_has_outflow(s.c);
+  r.s = &s, r.workers = insdg_runtime_workers(), r.cuda_workers = insdg_runtime_cuda_workers(), r.pure_neumann = !insdg_case_has_outflow(s.c);
   if (r.rank == 0) warn_unsupported(s.c), print_start(&r);
   if (r.rank == 0 && !s.csv_continue) csv_header(s.csv, s.c);
   solver sv;

@@ -4,6 +4,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "starpu_gpu.h"
 
@@ -46,6 +47,35 @@ int insdg_runtime_size(void)
 }
 
 int insdg_runtime_workers(void) { return (int)starpu_cpu_worker_get_count(); }
+
+int insdg_runtime_cuda_workers(void) { return (int)starpu_cuda_worker_get_count(); }
+
+void insdg_runtime_profile_reset(void)
+{
+  if (!starpu_profiling_status_get()) return;
+  const int n = (int)starpu_worker_get_count();
+  for (int w = 0; w < n; ++w) starpu_profiling_worker_get_info(w, NULL);   /* NULL: reset */
+}
+
+void insdg_runtime_profile_get(insdg_runtime_profile *p)
+{
+  memset(p, 0, sizeof *p);
+  if (!starpu_profiling_status_get()) return;
+  p->enabled = 1;
+  const int n = (int)starpu_worker_get_count();
+  for (int w = 0; w < n; ++w) {
+    const enum starpu_worker_archtype type = starpu_worker_get_type(w);
+    if (type != STARPU_CPU_WORKER && type != STARPU_CUDA_WORKER) continue;
+    const int k = type == STARPU_CUDA_WORKER;
+    struct starpu_profiling_worker_info info;
+    if (starpu_profiling_worker_get_info(w, &info)) continue;
+    p->workers[k] += 1;
+    p->tasks[k] += info.executed_tasks;
+    p->task_seconds[k] += 1e-6 * starpu_timing_timespec_to_us(&info.executing_time);
+    p->total_seconds[k] += 1e-6 * starpu_timing_timespec_to_us(&info.total_time);
+    p->sleeping_seconds[k] += 1e-6 * starpu_timing_timespec_to_us(&info.sleeping_time);
+  }
+}
 
 void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op)
 {

@@ -29,7 +29,25 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
 void insdg_runtime_shutdown(void);
 int insdg_runtime_rank(void);
 int insdg_runtime_size(void);
-int insdg_runtime_workers(void);
+int insdg_runtime_workers(void);        /* CPU workers of this rank */
+int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without a CUDA StarPU) */
+
+/* StarPU's worker profiling, on when STARPU_PROFILING=1: how much of the workers' time
+   went into task functions (the kernels, halo copies and, on a GPU, the launches and the
+   stream waits of STARPU_CUDA_ASYNC tasks) and how much StarPU spent between them. This
+   rank's workers only. Index 0: CPU workers, 1: CUDA workers. */
+typedef struct {
+  int enabled;              /* 0: STARPU_PROFILING was not set; nothing else is filled */
+  int workers[2];
+  long tasks[2];            /* tasks executed */
+  double task_seconds[2];   /* summed over the workers: time inside task functions */
+  double total_seconds[2];  /* summed over the workers: time since the last reset */
+  double sleeping_seconds[2];
+} insdg_runtime_profile;
+/* Start a new profiling interval (does nothing when profiling is off). */
+void insdg_runtime_profile_reset(void);
+/* Read the counters since the last reset. */
+void insdg_runtime_profile_get(insdg_runtime_profile *p);
 
 /* A fresh StarPU-MPI tag. Every rank registers the same handles in the same order, so
    one process-wide counter gives every handle the same tag on every rank. */

@@ -28,7 +28,7 @@ import numpy as np
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
-                "status"]
+                "status", "cuda_workers", "runtime"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl"]
 
@@ -58,6 +58,7 @@ def check_summary(d, args):
         print(f"  {field}: relative L2 error {err:.3e} (tolerance {tol})")
         if not err < float(tol):
             fail(f"relative L2 error of {field} {err} >= {tol}")
+    check_runtime(s, args.profiled)
     for k in ("advection", "velocity", "pressure", "update"):
         if not s["step_seconds"].get(k, -1) >= 0:
             fail(f"summary.json: step_seconds lacks {k}")
@@ -69,6 +70,28 @@ def check_summary(d, args):
         if not lo <= it <= hi:
             fail(f"mean iterations of {field} {it} not in [{lo}, {hi}]")
     return s
+
+
+def check_runtime(s, profiled):
+    """StarPU's worker profiling: null unless STARPU_PROFILING=1; then consistent counts"""
+    r = s["runtime"]
+    if not profiled:
+        if r is not None:
+            fail(f"summary.json: runtime {r} without STARPU_PROFILING")
+        return
+    if r is None:
+        fail("summary.json: runtime is null with STARPU_PROFILING=1")
+    cpu, cuda = r["cpu"], r["cuda"]
+    if cpu["workers"] != s["workers"] or cuda["workers"] != s["cuda_workers"]:
+        fail(f"summary.json: runtime workers {cpu['workers']}/{cuda['workers']}, "
+             f"expected {s['workers']}/{s['cuda_workers']}")
+    if not (cpu["tasks"] > 0 and 0 < cpu["task_seconds"] <= cpu["worker_seconds"] and 0 < cpu["task_share"] <= 1):
+        fail(f"summary.json: runtime.cpu {cpu} is not a profile of a run that did work")
+    # the profiled interval is the time loop: the workers together lived about workers x its wall time
+    loop = s["wall_seconds"] - s["stage_seconds"]["setup"]
+    if not cpu["worker_seconds"] <= 1.05 * s["workers"] * loop + 0.05:
+        fail(f"summary.json: worker seconds {cpu['worker_seconds']} exceed {s['workers']} x {loop} s")
+    print(f"  runtime: {cpu['tasks']} CPU tasks, {cpu['task_share']:.1%} of the workers' time in tasks")
 
 
 def check_csv(d, args, dt):
@@ -136,6 +159,7 @@ def main():
     p.add_argument("--coefficients", action="store_true")
     p.add_argument("--max-error", nargs="*", default=[])
     p.add_argument("--iterations", nargs="*", default=[])
+    p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
     p.add_argument("--status", default="completed")

@@ -4,6 +4,7 @@
 #  run_taylor           1 rank: 5 steps, 4 field files, forces and coefficients on two
 #                       boundaries; check_run_taylor reads the directory back (json, csv,
 #                       netCDF4) and bounds the L2 errors
+#  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
 #  run_taylor_neumann   1 rank, velocity data on every side: pure-Neumann pressure, errors
 #                       up to a constant
 #  run_kovasznay        1 rank, Kovasznay flow from the exact solution, a wall force
@@ -43,6 +44,12 @@ endfunction()
 insdg_run_test(run_taylor 1 run_taylor.ini)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
                 --max-error u=1e-3 v=1e-3 p=5e-3)
+
+# the same case with StarPU's worker profiling: summary.json's "runtime" (tasks, time in tasks)
+insdg_run_test(run_taylor_profiled 1 run_taylor.ini)
+set_property(TEST run_taylor_profiled APPEND PROPERTY ENVIRONMENT STARPU_PROFILING=1)
+insdg_run_check(run_taylor_profiled run_taylor_profiled_out --steps 5 --files 4 --forces right left --coefficients
+                --max-error u=1e-3 v=1e-3 p=5e-3 --profiled)
 
 insdg_run_test(run_taylor_neumann 1 run_taylor_neumann.ini)
 insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3)
