@@ -59,6 +59,10 @@ def check_summary(d, args):
         if not err < float(tol):
             fail(f"relative L2 error of {field} {err} >= {tol}")
     check_runtime(s, args.profiled)
+    if args.workers is not None:
+        print(f"  {s['workers']} CPU worker(s) per rank (expected {args.workers})")
+        if s["workers"] != args.workers:
+            fail(f"summary.json: {s['workers']} CPU workers, expected {args.workers}")
     for k in ("advection", "velocity", "pressure", "update"):
         if not s["step_seconds"].get(k, -1) >= 0:
             fail(f"summary.json: step_seconds lacks {k}")
@@ -159,6 +163,7 @@ def main():
     p.add_argument("--coefficients", action="store_true")
     p.add_argument("--max-error", nargs="*", default=[])
     p.add_argument("--iterations", nargs="*", default=[])
+    p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""compare_runs.py A B [--rtol R] [--label TEXT] [--expect-cuda W]
+
+Compares two `insdg run` output directories of the same case (summary.json and
+diagnostics.csv; the Python standard library only, so that it runs on a bare GPU
+machine): both runs completed with the same step count; the L2 errors against the exact
+solution (where the case has one) and every number of the last diagnostics row (kinetic
+energy, max |div u|, CFL, forces) agree to R relative. Prints one table of the two runs:
+workers, mean iterations per step, ms per step by stage, and StarPU's profile (the share
+of the workers' time inside tasks; summary.json "runtime", with STARPU_PROFILING=1).
+--expect-cuda W: run A must have had W CUDA workers.
+Exit status 0 when they agree, 1 when not (the reason is printed), 2 when a run is missing.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+
+def load(d):
+    try:
+        with open(os.path.join(d, "summary.json")) as f:
+            s = json.load(f)
+        with open(os.path.join(d, "diagnostics.csv"), newline="") as f:
+            rows = list(csv.reader(f))
+    except (OSError, ValueError) as e:
+        print(f"compare_runs: {d}: {e}")
+        sys.exit(2)
+    return s, rows[0], rows[-1]
+
+
+def describe(name, s):
+    n = max(s["steps"], 1)
+    st = s["step_seconds"]
+    stages = " ".join(f"{k} {1e3 * v / n:.2f}" for k, v in st.items())
+    it = s["mean_iterations"]
+    line = (f"  {name}: {s['ranks']} rank(s), {s['workers']} CPU + {s.get('cuda_workers', 0)} CUDA workers, "
+            f"{s['blocks']} blocks; {1e3 * s['seconds_per_step']:.2f} ms/step ({stages}); "
+            f"iterations u {it['u']:.2f} v {it['v']:.2f} p {it['p']:.2f}")
+    r = s.get("runtime")
+    if r:
+        parts = [f"{k} {r[k]['tasks']} tasks, {100 * r[k]['task_share']:.1f}% of worker time in tasks"
+                 for k in ("cpu", "cuda") if r[k]["workers"] > 0 and r[k]["task_share"] is not None]
+        line += "; rank 0 profile: " + "; ".join(parts)
+    return line
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--rtol", type=float, default=1e-10)
+    p.add_argument("--label", default="")
+    p.add_argument("--expect-cuda", type=int)
+    args = p.parse_args()
+    sa, header, ra = load(args.a)
+    sb, _, rb = load(args.b)
+    print(f"{args.label or args.a + ' vs ' + args.b}")
+    print(describe("A " + os.path.basename(args.a.rstrip("/")), sa))
+    print(describe("B " + os.path.basename(args.b.rstrip("/")), sb))
+    problems = []
+    for name, s in (("A", sa), ("B", sb)):
+        if s["status"] != "completed":
+            problems.append(f"{name} status {s['status']}")
+    if sa["steps"] != sb["steps"]:
+        problems.append(f"steps {sa['steps']} vs {sb['steps']}")
+    if args.expect_cuda is not None and sa.get("cuda_workers") != args.expect_cuda:
+        problems.append(f"A had {sa.get('cuda_workers')} CUDA workers, expected {args.expect_cuda}")
+    pairs = []
+    if sa.get("errors") and sb.get("errors"):
+        for k in ("u", "v", "p"):
+            if sa["errors"].get(k) and sb["errors"].get(k):
+                pairs.append((f"error {k}", sa["errors"][k]["absolute"], sb["errors"][k]["absolute"]))
+    for name, x, y in zip(header[7:], ra[7:], rb[7:]):
+        pairs.append((name, float(x), float(y)))
+    worst, worst_name = 0.0, ""
+    for name, x, y in pairs:
+        d = abs(x - y) / max(abs(y), 1e-300)
+        if not math.isfinite(d) or d > worst:
+            worst, worst_name = (d if math.isfinite(d) else math.inf), name
+        print(f"    {name:>16}: {x:.15e} {y:.15e}  rel. diff {d:.2e}")
+    print(f"  largest relative difference {worst:.2e} ({worst_name}), tolerance {args.rtol:.0e}")
+    if worst > args.rtol:
+        problems.append(f"{worst_name} differs by {worst:.2e} > {args.rtol:.0e}")
+    if problems:
+        print("  DIFFERENT: " + "; ".join(problems))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
