@@ -28,6 +28,7 @@ struct insdg_ins {
   /* history, index 0 = newest: U^{n-i}, N(U^{n-i}), P^{n-i} */
   insdg_dfield *u[MAX_S], *v[MAX_S], *nu_[MAX_S], *nv_[MAX_S], *p[MAX_S + 1];
   double t_hist[MAX_S + 1];
+  insdg_runtime_counters mark;   /* the runtime's counters at the end of the last stage */
   /* scratch */
   insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp;
   /* boundary data, host, renumbered mesh */
@@ -291,6 +292,10 @@ static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0)
   const double t1 = MPI_Wtime();
   st->seconds[k] += t1 - *t0;
   *t0 = t1;
+  insdg_runtime_counters c;
+  insdg_runtime_counters_get(&c);
+  st->tasks[k] += c.tasks - ins->mark.tasks, st->waits[k] += c.waits - ins->mark.waits;
+  ins->mark = c;
 }
 
 /* solve A x = rhs for the velocity component (x holds U^n as the initial guess) */
@@ -328,8 +333,9 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   /* Tasks read the boundary-data arrays from host memory when they run: let the last
      step's tasks finish before this step rewrites them. */
   insdg_tasks_wait(ins->T);
-  for (int k = 0; k < INSDG_NSTAGES; ++k) st->seconds[k] = 0;
+  for (int k = 0; k < INSDG_NSTAGES; ++k) st->seconds[k] = 0, st->tasks[k] = 0, st->waits[k] = 0;
   double clock = MPI_Wtime();
+  insdg_runtime_counters_get(&ins->mark);
 
   /* 1. Uhat = sum beta_i U^{n-i} - dt sum alpha_i N(U^{n-i})                (INS_TD_3_1)
         or, subcycled, sum beta_i Utilde^{n-i}                                  (§2.3) */

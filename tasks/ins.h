@@ -79,6 +79,8 @@ typedef struct {
      velocity (the right-hand sides and the two Helmholtz solves), pressure (its
      right-hand side and solve), update (projection, P^{n+1}, history) */
   double seconds[INSDG_NSTAGES];
+  /* tasks inserted and host waits of each stage on this rank (runtime.h counters) */
+  long tasks[INSDG_NSTAGES], waits[INSDG_NSTAGES];
 } insdg_ins_stats;
 
 typedef struct insdg_ins insdg_ins;

@@ -67,7 +67,7 @@ void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int np
 #endif
   for (int p = 0; p < npairs; ++p) {
     const insdg_pair_halo *pair = &pairs[p];
-    const int status = starpu_mpi_task_insert(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W, bufs[p],
+    const int status = INSDG_TASK_INSERT(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W, bufs[p],
                                               STARPU_VALUE, &pair, sizeof(pair), 0);
     INSDG_CHECK(status == 0);
   }
@@ -242,7 +242,7 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
       for (int p = 0; p < npairs; ++p) descr[n++] = (struct starpu_data_descr){in[fld]->halo[first_pair + p], STARPU_R};
     for (int i = 0; i < a.nout; ++i)
       descr[n++] = (struct starpu_data_descr){out[i]->block[d], accumulate ? STARPU_RW : STARPU_W};
-    const int status = starpu_mpi_task_insert(T->comm, &block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf,
+    const int status = INSDG_TASK_INSERT(T->comm, &block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf,
                                               STARPU_VALUE, &a, sizeof a, STARPU_NAME, op_name[a.kind], 0);
     INSDG_CHECK(status == 0);
     free(descr);

@@ -142,9 +142,9 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
   for (int b = 0; b < L->B; ++b) {
     transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N};
     const int status =
-        prolong ? starpu_mpi_task_insert(f->Tp->comm, &transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b],
+        prolong ? INSDG_TASK_INSERT(f->Tp->comm, &transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b],
                                          STARPU_VALUE, &a, sizeof a, 0)
-                : starpu_mpi_task_insert(f->Tp->comm, &restrict_cl, STARPU_R, f->r->block[b], STARPU_W, c->b->block[b],
+                : INSDG_TASK_INSERT(f->Tp->comm, &restrict_cl, STARPU_R, f->r->block[b], STARPU_W, c->b->block[b],
                                          STARPU_VALUE, &a, sizeof a, 0);
     INSDG_CHECK(status == 0);
   }
@@ -215,7 +215,7 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
     desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
     for (int p = 0; p < np; ++p) desc[1 + p] = (struct starpu_data_descr){D->buf[first + p], STARPU_R};
     desc[1 + np] = (struct starpu_data_descr){out->block[d], STARPU_W};
-    INSDG_CHECK(starpu_mpi_task_insert(v->Tp->comm, &spmv_cl, STARPU_DATA_MODE_ARRAY, desc, np + 2, STARPU_VALUE, &a,
+    INSDG_CHECK(INSDG_TASK_INSERT(v->Tp->comm, &spmv_cl, STARPU_DATA_MODE_ARRAY, desc, np + 2, STARPU_VALUE, &a,
                                        sizeof a, 0) == 0);
     free(desc);
   }
@@ -285,20 +285,20 @@ static void coarse_correction(insdg_pmg *pmg, level *c)
   for (int b = 0; b < L->B; ++b) {
     const int e0 = L->block_start[b];
     agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, D->agg_start[b + 1] - D->agg_start[b], 0, 0};
-    INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &agg_restrict_cl, STARPU_R, c->r->block[b], STARPU_W, D->piece[b],
+    INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &agg_restrict_cl, STARPU_R, c->r->block[b], STARPU_W, D->piece[b],
                                        STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
   struct starpu_data_descr *d = insdg_malloc(sizeof *d * ((size_t)L->B + 1));
   for (int b = 0; b < L->B; ++b) d[b] = (struct starpu_data_descr){D->piece[b], STARPU_R};
   d[L->B] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
   coarse_args ca = {D->Ac, D->amg, L->B};
-  INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &coarse_cl, STARPU_DATA_MODE_ARRAY, d, L->B + 1, STARPU_VALUE, &ca,
+  INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &coarse_cl, STARPU_DATA_MODE_ARRAY, d, L->B + 1, STARPU_VALUE, &ca,
                                      sizeof ca, 0) == 0);
   free(d);
   for (int b = 0; b < L->B; ++b) {
     const int e0 = L->block_start[b];
     agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, 0, D->agg_start[b], 1};
-    INSDG_CHECK(starpu_mpi_task_insert(c->Tp->comm, &agg_prolong_cl, STARPU_R, pmg->coarse, STARPU_RW, c->x->block[b],
+    INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &agg_prolong_cl, STARPU_R, pmg->coarse, STARPU_RW, c->x->block[b],
                                        STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
 }

@@ -722,6 +722,10 @@ typedef struct {
   int checkpoints, interrupted;
   l2_errors errors;
   insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
+  /* this rank's runtime counters (runtime.h) over the time loop, and per stage of a step */
+  int steps0;                      /* the step the loop started from (after a restart) */
+  insdg_runtime_counters loop_counters;
+  long stage_tasks[INSDG_NSTAGES], stage_waits[INSDG_NSTAGES];
 } run_state;
 
 /* SIGTERM and SIGUSR1 (what Slurm sends before a time limit): checkpoint and stop at the
@@ -787,6 +791,35 @@ static void json_profile(FILE *f, const insdg_runtime_profile *p)
   fprintf(f, "}");
 }
 
+/* "runtime_counters": what rank 0's runtime did per step of this process's time loop
+   (runtime.h): tasks inserted, host waits, MPI messages sent, their bytes, MPI_Test
+   calls, collectives; tasks and waits per stage; the pressure solve's tasks per PCG
+   iteration and per block (the lean-step issue's measure) */
+static void json_counters(FILE *f, const run_state *r)
+{
+  const insdg_runtime_counters *c = &r->loop_counters;
+  const int n = r->steps - r->steps0;
+  const double per = n > 0 ? 1.0 / n : NAN;
+  fprintf(f, ",\n  \"runtime_counters\": {\"steps\": %d, \"tasks_per_step\": ", n);
+  json_number(f, per * c->tasks);
+  fprintf(f, ", \"waits_per_step\": "), json_number(f, per * c->waits);
+  fprintf(f, ", \"mpi_messages_per_step\": "), json_number(f, per * c->messages);
+  fprintf(f, ", \"mpi_bytes_per_step\": "), json_number(f, per * c->bytes);
+  fprintf(f, ", \"mpi_tests_per_step\": "), json_number(f, per * c->tests);
+  fprintf(f, ", \"mpi_collectives_per_step\": "), json_number(f, per * c->collectives);
+  for (int w = 0; w < 2; ++w) {
+    const long *v = w ? r->stage_waits : r->stage_tasks;
+    fprintf(f, ", \"stage_%s_per_step\": {", w ? "waits" : "tasks");
+    for (int k = 0; k < INSDG_NSTAGES; ++k)
+      fprintf(f, "%s\"%s\": ", k ? ", " : "", insdg_stage_names[k]), json_number(f, per * v[k]);
+    fprintf(f, "}");
+  }
+  const double p_iterations = (double)r->iterations[2];   /* PCG iterations of the steps run here */
+  fprintf(f, ", \"pressure_tasks_per_iteration_per_block\": ");
+  json_number(f, p_iterations > 0 ? r->stage_tasks[INSDG_STAGE_PRESSURE] / p_iterations / r->s->L->B : NAN);
+  fprintf(f, "}");
+}
+
 static void json_body(FILE *f, const run_state *r, double wall)
 {
   const setup *s = r->s;
@@ -817,6 +850,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ", \"p\": "), json_number(f, (double)r->iterations[2] / n);
   fprintf(f, "},\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
   json_profile(f, &r->profile);
+  json_counters(f, r);
   fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
           r->converged ? "true" : "false");
   json_string(f, status_text(r));
@@ -1050,7 +1084,7 @@ static void checkpoint_decision(run_state *r, int *due, int *stop)
 static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
 {
   const insdg_case *c = r->s->c;
-  insdg_ins_stats st = {{0, 0}, 0, 1, {0}};
+  insdg_ins_stats st = {.converged = 1};
   double t0 = MPI_Wtime();
   const int failed = insdg_ins_step(sv->ins, &st);
   insdg_tasks_wait(&sv->T);   /* the step's last tasks count as the step */
@@ -1058,7 +1092,8 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];
   r->iterations[2] += st.p_iterations;
-  for (int k = 0; k < INSDG_NSTAGES; ++k) r->step_stage[k] += st.seconds[k];
+  for (int k = 0; k < INSDG_NSTAGES; ++k)
+    r->step_stage[k] += st.seconds[k], r->stage_tasks[k] += st.tasks[k], r->stage_waits[k] += st.waits[k];
   r->converged &= !failed;
 
   t0 = MPI_Wtime();
@@ -1106,6 +1141,8 @@ static void time_loop(run_state *r, solver *sv)
   }
   r->loop_start = MPI_Wtime();
   insdg_runtime_profile_reset();
+  r->steps0 = r->steps;
+  insdg_runtime_counters_get(&r->loop_counters);
   while (!r->output_failed && !advance(r, sv, &pg, &next_output)) {
   }
 }
@@ -1114,6 +1151,12 @@ static int finish(run_state *r, solver *sv)
 {
   const insdg_case *c = r->s->c;
   insdg_runtime_profile_get(&r->profile);
+  insdg_runtime_counters end;
+  insdg_runtime_counters_get(&end);
+  const insdg_runtime_counters *c0 = &r->loop_counters;
+  r->loop_counters = (insdg_runtime_counters){end.tasks - c0->tasks, end.waits - c0->waits,
+                                              end.messages - c0->messages, end.bytes - c0->bytes,
+                                              end.tests - c0->tests, end.collectives - c0->collectives};
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpi_count.h"
 #include "starpu_gpu.h"
 
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
@@ -92,5 +93,19 @@ int64_t insdg_runtime_new_tag(void) { return tag_counter++; }
 
 void insdg_tasks_wait(insdg_tasks *T)
 {
+  insdg_runtime_waited();
   starpu_mpi_wait_for_all(T->comm);
+}
+
+/* submitted and waited for by the main thread only */
+static long tasks_inserted = 0, host_waits = 0;
+
+void insdg_runtime_task_inserted(void) { ++tasks_inserted; }
+
+void insdg_runtime_waited(void) { ++host_waits; }
+
+void insdg_runtime_counters_get(insdg_runtime_counters *c)
+{
+  insdg_mpi_counters_get(&c->messages, &c->bytes, &c->tests, &c->collectives);
+  c->tasks = tasks_inserted, c->waits = host_waits;
 }

@@ -49,6 +49,21 @@ void insdg_runtime_profile_reset(void);
 /* Read the counters since the last reset. */
 void insdg_runtime_profile_get(insdg_runtime_profile *p);
 
+/* What this rank's runtime does, counted where it happens (bench/bench_step.py and
+   summary.json "runtime_counters" read them): tasks inserted (every rank inserts every
+   task, INSDG_TASK_INSERT; StarPU-MPI runs it on the owner of the data it writes), host
+   waits (the graph drained, or a handle acquired to read a value), and, counted by
+   PMPI wrappers of this rank's MPI calls (tasks/mpi_count.c), point-to-point messages
+   sent (StarPU-MPI's data and envelopes), their bytes, MPI_Test calls and collectives. */
+typedef struct {
+  long tasks, waits, messages, bytes, tests, collectives;
+} insdg_runtime_counters;
+void insdg_runtime_counters_get(insdg_runtime_counters *c);
+void insdg_runtime_task_inserted(void);
+void insdg_runtime_waited(void);
+/* the one place tasks are submitted: starpu_mpi_task_insert, counted */
+#define INSDG_TASK_INSERT(...) (insdg_runtime_task_inserted(), starpu_mpi_task_insert(__VA_ARGS__))
+
 /* A fresh StarPU-MPI tag. Every rank registers the same handles in the same order, so
    one process-wide counter gives every handle the same tag on every rank. */
 int64_t insdg_runtime_new_tag(void);

@@ -45,6 +45,7 @@ void insdg_dscalar_destroy(insdg_dscalar *s)
 double insdg_dscalar_get(insdg_dscalar *s, int c)
 {
   starpu_data_handle_t h = s->value[s->T->rank];
+  insdg_runtime_waited();
   starpu_data_acquire(h, STARPU_R);
   const double v = s->value_mem[s->T->rank][c];
   starpu_data_release(h);
@@ -245,7 +246,7 @@ static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int
   vec_cl.where = insdg_starpu_gpu_where();
 #endif
   struct starpu_codelet *cl = a->kind == V_REDUCE ? &reduce_cl : &vec_cl;
-  const int status = starpu_mpi_task_insert(T->comm, cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a,
+  const int status = INSDG_TASK_INSERT(T->comm, cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a,
                                             sizeof *a, STARPU_NAME, vec_name[a->kind], 0);
   INSDG_CHECK(status == 0);
 }

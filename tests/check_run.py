@@ -28,7 +28,7 @@ import numpy as np
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
-                "status", "cuda_workers", "runtime"]
+                "status", "cuda_workers", "runtime", "runtime_counters"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl"]
 
@@ -59,6 +59,7 @@ def check_summary(d, args):
         if not err < float(tol):
             fail(f"relative L2 error of {field} {err} >= {tol}")
     check_runtime(s, args.profiled)
+    check_counters(s)
     if args.workers is not None:
         print(f"  {s['workers']} CPU worker(s) per rank (expected {args.workers})")
         if s["workers"] != args.workers:
@@ -96,6 +97,23 @@ def check_runtime(s, profiled):
     if not cpu["worker_seconds"] <= 1.05 * s["workers"] * loop + 0.05:
         fail(f"summary.json: worker seconds {cpu['worker_seconds']} exceed {s['workers']} x {loop} s")
     print(f"  runtime: {cpu['tasks']} CPU tasks, {cpu['task_share']:.1%} of the workers' time in tasks")
+
+
+def check_counters(s):
+    """the runtime counters: tasks and waits in every step; MPI messages on 2+ ranks only"""
+    c = s["runtime_counters"]
+    if c["steps"] > 0:
+        if not (c["tasks_per_step"] > 0 and c["waits_per_step"] >= 1):
+            fail(f"summary.json: runtime_counters {c}: no tasks or waits")
+        msgs = c["mpi_messages_per_step"]
+        if (s["ranks"] == 1) != (msgs == 0):
+            fail(f"summary.json: {msgs} MPI messages per step on {s['ranks']} rank(s)")
+        if abs(sum(c["stage_tasks_per_step"].values()) - c["tasks_per_step"]) > 1e-9 * c["tasks_per_step"] + 1e-12:
+            # every task of the loop is inserted inside a step's stages (observation: none)
+            print(f"  note: {c['tasks_per_step'] - sum(c['stage_tasks_per_step'].values()):.1f} tasks per step "
+                  "outside the step's stages")
+        print(f"  runtime: {c['tasks_per_step']:.0f} tasks, {c['waits_per_step']:.1f} waits, "
+              f"{msgs:.0f} MPI messages per step")
 
 
 def check_csv(d, args, dt):

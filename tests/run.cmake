@@ -30,7 +30,7 @@ function(insdg_run_test name nranks case)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${nranks} $<TARGET_FILE:insdg> run
            ${case} --output ${_run_out}/${name} ${ARGN})
   set_tests_properties(${name}_clean PROPERTIES LABELS mpi FIXTURES_SETUP ${name}_clean)
-  set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+  set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300
                        FIXTURES_REQUIRED ${name}_clean FIXTURES_SETUP ${name}_out
                        PASS_REGULAR_EXPRESSION "status: completed")
 endfunction()

@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""bench_step.py [--insdg PATH] [--steps T] [--warmup W] [--repeats R] [--budget S] [--markdown FILE]
+
+The cost of one Navier-Stokes time step and of the runtime around it (the lean-step
+issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/square.geo
+-2 -format msh41 -setnumber h 0.035), N = 4, BDF2/EXT2, dt = 6.25e-4, PCG tolerances
+1e-8 (the defaults), run by `insdg run` (PATH, default build/insdg) in four settings:
+
+  1w   1 rank x 1 StarPU CPU worker
+  2w   1 rank x 2 workers
+  2r   2 ranks x 1 worker (mpirun -np 2)
+  Ns4  1 rank x 1 worker, subcycling with 4 substeps
+
+Time per step: each setting runs W warm-up steps alone and W + T steps, and the step
+time is the difference of their "step" stage seconds (summary.json) over T, so that the
+start-up, the first steps and the final output are not counted; R repeats, min and
+median. A setting whose step takes over 1 s (2 ranks today) runs fewer steps and one
+repeat, to stay within the budget (seconds per setting, default 150); the table says how
+many. Per setting also (insdg's own counters, summary.json "runtime_counters", rank 0):
+tasks inserted per step and per pressure PCG iteration and block, host waits per step,
+MPI messages, bytes and MPI_Test calls per step per rank; the stages' ms per step; the
+load average before the runs. runtime_share: the fraction of the 1-worker step time the
+worker spends outside task functions (one extra run with STARPU_PROFILING=1; task
+functions are the kernels and halo copies). The last line is
+
+  bench_step: ms_1w=<x> ms_2w=<x> ms_2r=<x> runtime_share=<x> tasks_per_p_iteration=<x> messages_per_step=<x>
+
+(medians; messages per step per rank on 2 ranks). No timing is asserted: this prints
+figures for docs/performance.md, with the CPU model. Needs gmsh and mpirun.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STAGES = ["advection", "velocity", "pressure", "update"]
+
+
+def cpu_model():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def loadavg():
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except OSError:
+        return float("nan")
+
+
+def write_case(path, mesh, steps, dt, substeps):
+    src = open(os.path.join(ROOT, "cases/taylor_vortex/taylor_vortex.ini")).read().splitlines()
+    out, degree_done = [], False
+    for line in src:
+        key = line.split("=")[0].strip()
+        if key == "mesh":
+            line = f"mesh = {mesh}"
+        elif key == "order" and not degree_done:
+            line, degree_done = "order = 4", True
+        elif key == "dt":
+            line = f"dt = {dt!r}"
+        elif key == "final_time":
+            line = f"final_time = {steps * dt!r}"
+        elif key == "output":
+            line = f"output = {os.path.dirname(path)}/unused"
+        elif key == "interval":
+            line = "interval = 0"
+        elif key == "forces":
+            continue
+        out.append(line)
+        if key == "order" and line != "order = 4" and substeps:   # [time] order: the BDF order
+            out.append(f"substeps = {substeps}")
+    open(path, "w").write("\n".join(out) + "\n")
+
+
+def run(args, setting, steps, outdir, profile=False):
+    ranks, workers, substeps = setting
+    os.makedirs(outdir, exist_ok=True)
+    case = os.path.join(outdir, "case.ini")
+    write_case(case, args.mesh, steps, args.dt, substeps)
+    env = dict(os.environ, STARPU_SILENT="1", STARPU_NCPU=str(workers), STARPU_HOME=args.work,
+               OPENBLAS_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    if ranks > 1:
+        env["STARPU_WORKERS_NOBIND"] = "1"
+    if profile:
+        env["STARPU_PROFILING"] = "1"
+    cmd = [args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]
+    if ranks > 1:
+        cmd = ["mpirun", "-np", str(ranks)] + cmd
+    shutil.rmtree(os.path.join(outdir, "out"), ignore_errors=True)
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit(f"bench_step: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}")
+    return json.load(open(os.path.join(outdir, "out", "summary.json")))
+
+
+def measure(args, name, setting):
+    outdir = os.path.join(args.work, name)
+    os.makedirs(outdir, exist_ok=True)
+    load = loadavg()
+    W, T, R = args.warmup, args.steps, args.repeats
+    short = run(args, setting, W, outdir)
+    per_step = short["stage_seconds"]["step"] / W
+    if per_step > 1.0:   # a slow setting: fewer steps, one repeat, within the budget
+        T = max(2, min(T, int(args.budget / per_step) - W))
+        R = 1
+    times, stages, last = [], [], None
+    for r in range(R):
+        s0 = short if r == 0 else run(args, setting, W, outdir)
+        s1 = run(args, setting, W + T, outdir)
+        times.append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
+        stages.append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
+        last = s1
+    med = statistics.median(times)
+    c = last["runtime_counters"]
+    it = last["mean_iterations"]
+    row = {"name": name, "ranks": setting[0], "workers": setting[1], "substeps": setting[2],
+           "blocks": last["blocks"], "K": last["K"], "steps": T, "repeats": R,
+           "ms_min": min(times), "ms_median": med,
+           "stages": {k: statistics.median(st[k] for st in stages) for k in STAGES},
+           "iterations": (it["u"], it["v"], it["p"]),
+           "tasks_per_step": c["tasks_per_step"], "tasks_per_p_iteration": c["pressure_tasks_per_iteration_per_block"],
+           "waits_per_step": c["waits_per_step"], "messages_per_step": c["mpi_messages_per_step"],
+           "bytes_per_step": c["mpi_bytes_per_step"], "tests_per_step": c["mpi_tests_per_step"],
+           "p_iterations_per_step": it["p"], "all_iterations_per_step": it["u"] + it["v"] + it["p"],
+           "load": load, "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}}
+    print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
+          f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
+          f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; load before {load:.2f}", flush=True)
+    return row
+
+
+def markdown(rows, share, cpu):
+    lines = [f"CPU: {cpu}; {os.cpu_count()} cores seen; Taylor vortex, K = {rows[0]['K']}, N = 4, "
+             f"dt = 6.25e-4, BDF2, tolerances 1e-8.", "",
+             "| setting | blocks | ms/step median (min) | adv / vel / pres / upd ms | it u/v/p | tasks/step | "
+             "tasks/p-it/block | waits/step | MPI msgs/step/rank | MPI bytes/step | MPI_Test/step | steps x repeats | load |",
+             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for r in rows:
+        st = " / ".join(f"{r['stages'][k]:.1f}" for k in STAGES)
+        it = "/".join(f"{x:.1f}" for x in r["iterations"])
+        lines.append(f"| {r['name']} ({r['ranks']}r x {r['workers']}w{', Ns=%d' % r['substeps'] if r['substeps'] else ''}) "
+                     f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {it} | "
+                     f"{r['tasks_per_step']:.0f} | {r['tasks_per_p_iteration']:.1f} | {r['waits_per_step']:.1f} | "
+                     f"{r['messages_per_step']:.0f} | {r['bytes_per_step']:.0f} | {r['tests_per_step']:.3g} | "
+                     f"{r['steps']} x {r['repeats']} | {r['load']:.2f} |")
+    lines.append("")
+    lines.append(f"runtime_share (1w, STARPU_PROFILING=1): {share:.3f}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--insdg", default=os.path.join(ROOT, "build/insdg"))
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--budget", type=float, default=150.0, help="seconds per slow setting")
+    p.add_argument("--work", default=os.path.join(ROOT, "build/bench_step"))
+    p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4"])
+    p.add_argument("--markdown", help="write the table to this file too")
+    args = p.parse_args()
+    args.insdg = os.path.abspath(args.insdg)
+    args.dt = 6.25e-4
+    os.makedirs(args.work, exist_ok=True)
+    args.mesh = os.path.join(args.work, "square_h0.035.msh")
+    if not os.path.exists(args.mesh):
+        subprocess.run(["gmsh", os.path.join(ROOT, "cases/taylor_vortex/square.geo"), "-2", "-v", "0", "-format",
+                        "msh41", "-setnumber", "h", "0.035", "-o", args.mesh], check=True)
+    cpu = cpu_model()
+    print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
+    settings = {"1w": (1, 1, 0), "2w": (1, 2, 0), "2r": (2, 1, 0), "Ns4": (1, 1, 4)}
+    t0 = time.time()
+    rows = [measure(args, name, settings[name]) for name in args.settings]
+    prof = run(args, settings["1w"], args.warmup + 10, os.path.join(args.work, "profile"), profile=True)
+    cpu_prof = prof["runtime"]["cpu"]
+    share = 1.0 - cpu_prof["task_seconds"] / cpu_prof["worker_seconds"]
+    table = markdown(rows, share, cpu)
+    print(table)
+    if args.markdown:
+        open(args.markdown, "w").write(table)
+    by = {r["name"]: r for r in rows}
+    get = lambda n, k: by[n][k] if n in by else float("nan")  # noqa: E731
+    msgs = get("2r", "messages_per_step")
+    print(f"(messages_per_step on 2 ranks: {msgs:.0f}, against 20 x {get('2r', 'all_iterations_per_step'):.1f} "
+          f"PCG iterations per step = {20 * get('2r', 'all_iterations_per_step'):.0f}; {time.time() - t0:.0f} s in all)")
+    print(f"bench_step: ms_1w={get('1w', 'ms_median'):.2f} ms_2w={get('2w', 'ms_median'):.2f} "
+          f"ms_2r={get('2r', 'ms_median'):.2f} runtime_share={share:.3f} "
+          f"tasks_per_p_iteration={get('1w', 'tasks_per_p_iteration'):.1f} messages_per_step={msgs:.0f}")
+
+
+if __name__ == "__main__":
+    main()
