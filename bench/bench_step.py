@@ -171,7 +171,7 @@ def main():
     p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4"])
     p.add_argument("--markdown", help="write the table to this file too")
     args = p.parse_args()
-    args.insdg = os.path.abspath(args.insdg)
+    args.insdg, args.work = os.path.abspath(args.insdg), os.path.abspath(args.work)
     args.dt = 6.25e-4
     os.makedirs(args.work, exist_ok=True)
     args.mesh = os.path.join(args.work, "square_h0.035.msh")
