@@ -29,6 +29,7 @@ struct insdg_ins {
   insdg_dfield *u[MAX_S], *v[MAX_S], *nu_[MAX_S], *nv_[MAX_S], *p[MAX_S + 1];
   double t_hist[MAX_S + 1];
   insdg_runtime_counters mark;   /* the runtime's counters at the end of the last stage */
+  insdg_pcg_work *vel_work, *p_work;   /* the solves' persistent PCG workspaces (made at first use) */
   /* scratch */
   insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp;
   /* boundary data, host, renumbered mesh */
@@ -162,6 +163,7 @@ void insdg_ins_destroy(insdg_ins *ins)
     insdg_dfield_destroy(ins->u[i]), insdg_dfield_destroy(ins->v[i]), insdg_dfield_destroy(ins->nu_[i]),
         insdg_dfield_destroy(ins->nv_[i]);
   for (int i = 0; i <= MAX_S; ++i) insdg_dfield_destroy(ins->p[i]);
+  insdg_pcg_work_destroy(ins->vel_work), insdg_pcg_work_destroy(ins->p_work);
   insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs,
                              ins->div, ins->dp, ins->ux, ins->uy, ins->tmp};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
@@ -313,7 +315,8 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *it
     }
     P = (insdg_linop){insdg_jacobi_apply, ins->jacobi_u};
   }
-  const insdg_pcg_opts o = {.rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
+  if (!ins->vel_work) ins->vel_work = insdg_pcg_work_create(ins->T, 0, 0);
+  const insdg_pcg_opts o = {.work = ins->vel_work, .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
   const insdg_pcg_result r = insdg_pcg(ins->T, A, ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P, rhs, x, &o);
   *iters = r.iterations;
   return r.converged;
@@ -400,7 +403,9 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   const insdg_linop P = ins->pmg ? (insdg_linop){insdg_pmg_apply, ins->pmg}
                       : ins->famg ? (insdg_linop){full_amg_apply, ins->famg} : (insdg_linop){insdg_jacobi_apply, ins->jacobi_p};
   const int nonlinear = ins->pmg || ins->famg;   /* K-cycles: flexible PCG */
-  const insdg_pcg_opts po = {.rtol = o->p_tol, .maxit = o->p_maxit, .flexible = nonlinear, .null_space = o->pure_neumann};
+  if (!ins->p_work) ins->p_work = insdg_pcg_work_create(ins->T, nonlinear, o->pure_neumann);
+  const insdg_pcg_opts po = {.work = ins->p_work, .rtol = o->p_tol, .maxit = o->p_maxit, .flexible = nonlinear,
+                             .null_space = o->pure_neumann};
   const insdg_pcg_result pr = insdg_pcg(ins->T, A0, ins->pmg || ins->famg || ins->jacobi_p ? &P : NULL, ins->rhs, ins->dp, &po);
   st->p_iterations = pr.iterations;
   ok &= pr.converged;

@@ -47,16 +47,46 @@ static insdg_dfield *constant_field(insdg_tasks *T, double value)
   return f;
 }
 
+struct insdg_pcg_work {
+  int flexible, null_space;
+  insdg_dfield *r, *z, *p, *Ap, *b, *r_prev, *dr, *ones;
+  insdg_dscalar *proj, *bb, *pAp, *rz[2];
+};
+
+insdg_pcg_work *insdg_pcg_work_create(insdg_tasks *T, int flexible, int null_space)
+{
+  insdg_pcg_work *w = insdg_calloc(1, sizeof *w);
+  w->flexible = flexible, w->null_space = null_space;
+  w->r = insdg_dfield_create(T), w->z = insdg_dfield_create(T), w->p = insdg_dfield_create(T);
+  w->Ap = insdg_dfield_create(T), w->b = insdg_dfield_create(T);
+  if (flexible) w->r_prev = insdg_dfield_create(T), w->dr = insdg_dfield_create(T);
+  if (null_space) w->ones = constant_field(T, 1.0), w->proj = insdg_dscalar_create(T, 1);
+  w->bb = insdg_dscalar_create(T, 1), w->pAp = insdg_dscalar_create(T, 1);
+  w->rz[0] = insdg_dscalar_create(T, 3), w->rz[1] = insdg_dscalar_create(T, 3);
+  return w;
+}
+
+void insdg_pcg_work_destroy(insdg_pcg_work *w)
+{
+  if (!w) return;
+  insdg_dfield_destroy(w->r), insdg_dfield_destroy(w->z), insdg_dfield_destroy(w->p), insdg_dfield_destroy(w->Ap),
+      insdg_dfield_destroy(w->b);
+  if (w->flexible) insdg_dfield_destroy(w->r_prev), insdg_dfield_destroy(w->dr);
+  if (w->null_space) insdg_dfield_destroy(w->ones), insdg_dscalar_destroy(w->proj);
+  insdg_dscalar_destroy(w->bb), insdg_dscalar_destroy(w->pAp), insdg_dscalar_destroy(w->rz[0]),
+      insdg_dscalar_destroy(w->rz[1]);
+  free(w);
+}
+
 insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *prec, insdg_dfield *b_in,
                            insdg_dfield *x, const insdg_pcg_opts *o)
 {
-  insdg_dfield *r = insdg_dfield_create(T), *z = insdg_dfield_create(T), *p = insdg_dfield_create(T),
-               *Ap = insdg_dfield_create(T), *b = insdg_dfield_create(T);
-  insdg_dfield *r_prev = o->flexible ? insdg_dfield_create(T) : NULL, *dr = o->flexible ? insdg_dfield_create(T) : NULL;
-  insdg_dfield *ones = o->null_space ? constant_field(T, 1.0) : NULL;
-  insdg_dscalar *proj = o->null_space ? insdg_dscalar_create(T, 1) : NULL;
-  insdg_dscalar *bb = insdg_dscalar_create(T, 1), *pAp = insdg_dscalar_create(T, 1);
-  insdg_dscalar *rz_old = insdg_dscalar_create(T, 3), *rz_new = insdg_dscalar_create(T, 3);
+  insdg_pcg_work *own = o->work ? NULL : insdg_pcg_work_create(T, o->flexible, o->null_space);
+  insdg_pcg_work *w = o->work ? o->work : own;
+  INSDG_CHECK(w->flexible == !!o->flexible && w->null_space == !!o->null_space);
+  insdg_dfield *r = w->r, *z = w->z, *p = w->p, *Ap = w->Ap, *b = w->b, *r_prev = w->r_prev, *dr = w->dr;
+  insdg_dfield *ones = w->ones;
+  insdg_dscalar *proj = w->proj, *bb = w->bb, *pAp = w->pAp, *rz_old = w->rz[0], *rz_new = w->rz[1];
 
   insdg_task_copy(b_in, b);
   if (ones) project_constants(T, ones, proj, b);
@@ -100,11 +130,7 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
     insdg_dscalar *t = rz_old;
     rz_old = rz_new, rz_new = t;
   }
-  insdg_dfield_destroy(r), insdg_dfield_destroy(z), insdg_dfield_destroy(p), insdg_dfield_destroy(Ap),
-      insdg_dfield_destroy(b);
-  if (r_prev) insdg_dfield_destroy(r_prev), insdg_dfield_destroy(dr);
-  if (ones) insdg_dfield_destroy(ones), insdg_dscalar_destroy(proj);
-  insdg_dscalar_destroy(bb), insdg_dscalar_destroy(pAp), insdg_dscalar_destroy(rz_old), insdg_dscalar_destroy(rz_new);
+  insdg_pcg_work_destroy(own);
   return res;
 }
 

@@ -22,7 +22,16 @@ typedef struct {
   void *ctx;
 } insdg_linop;
 
+/* The work vectors and scalars of PCG, registered with StarPU-MPI once and reused by
+   every solve that passes it (opts.work): no registration, unregistration (which waits
+   for the handle's tasks) or constant-field upload per solve. One per solver and kind of
+   solve: it must have been made with the solve's flexible and null_space options. */
+typedef struct insdg_pcg_work insdg_pcg_work;
+insdg_pcg_work *insdg_pcg_work_create(insdg_tasks *T, int flexible, int null_space);
+void insdg_pcg_work_destroy(insdg_pcg_work *w);
+
 typedef struct {
+  insdg_pcg_work *work;   /* NULL: a workspace made and freed by this solve */
   double rtol;        /* stop when ||r|| <= rtol ||b|| */
   int maxit;
   int flexible;
