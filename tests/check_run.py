@@ -108,10 +108,6 @@ def check_counters(s):
         msgs = c["mpi_messages_per_step"]
         if (s["ranks"] == 1) != (msgs == 0):
             fail(f"summary.json: {msgs} MPI messages per step on {s['ranks']} rank(s)")
-        if abs(sum(c["stage_tasks_per_step"].values()) - c["tasks_per_step"]) > 1e-9 * c["tasks_per_step"] + 1e-12:
-            # every task of the loop is inserted inside a step's stages (observation: none)
-            print(f"  note: {c['tasks_per_step'] - sum(c['stage_tasks_per_step'].values()):.1f} tasks per step "
-                  "outside the step's stages")
         print(f"  runtime: {c['tasks_per_step']:.0f} tasks, {c['waits_per_step']:.1f} waits, "
               f"{msgs:.0f} MPI messages per step")
 

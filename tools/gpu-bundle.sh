@@ -76,8 +76,9 @@ cp -r "$OMPI_DATA" "$B/share/openmpi"
 cp -r "$OMPI_ETC" "$B/etc/openmpi"
 
 # ---- 3. the library closure: everything ldd resolves, but glibc and CUDA -------------------
-glibc='^(ld-linux-x86-64|libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|libBrokenLocale|libmvec|libthread_db|libc_malloc_debug)\.so'
-cuda='^(libcuda|libcudart|libcublas|libcublasLt|libcusparse|libnvJitLink|libcufft|libcurand|libcusolver|libnvrtc|libnvidia-[a-z-]+)\.so'
+# glibc= and cuda=: the libraries the GPU machine must have, one definition for the bundle
+# and for gpu-check.sh, which fails on any other library found outside the bundle
+eval "$(grep -E "^(glibc|cuda)='" tools/gpu-check.sh)"
 objects=("$B"/bin/insdg "$B"/bin/test_gpu "$B"/bin/bench_gpu "$B"/bin/orterun "$B"/bin/orted
          "$B"/lib/openmpi3/*.so "$B"/lib/pmix/*.so)
 ldd "${objects[@]}" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |

@@ -100,7 +100,7 @@ fi
 # Nothing but glibc and CUDA may come from outside the bundle: every other library of every
 # program and plugin must resolve inside it (a Debian library found on this machine would
 # hide a gap that a bare GPU machine shows).
-glibc='^(ld-linux-x86-64|libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|libmvec)\.so'
+glibc='^(ld-linux-x86-64|libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|libBrokenLocale|libmvec|libthread_db|libc_malloc_debug)\.so'
 cuda='^(libcuda|libcudart|libcublas|libcublasLt|libcusparse|libnvJitLink|libcufft|libcurand|libcusolver|libnvrtc|libnvidia-[a-z-]+)\.so'
 outside=$(for f in "$B"/bin/* "$B"/lib/*.so* "$B"/lib/openmpi3/*.so "$B"/lib/pmix/*.so; do ldd "$f" 2>/dev/null; done |
   awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u | while read -r so path; do

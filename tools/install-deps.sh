@@ -11,6 +11,7 @@ packages=(
   hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
   libhypre-dev                          # hypre BoomerAMG for the solver comparison
   python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
+  xz-utils mawk dpkg-dev patch          # GPU bundle (tools/gpu-bundle.sh, tests/bundle_chroot.sh), StarPU source
 )
 missing=()
 for p in "${packages[@]}"; do
