@@ -168,6 +168,7 @@ int insdg_demo_run(int *argc, char ***argv, const insdg_demo_opts *o)
   }
   for (int k = 0; k < NFIELDS; ++k) insdg_dfield_destroy(f[k]);
   free(host), free(gp), free(gu), free(gv), free(bc);
+  insdg_tasks_fini(&T);
   insdg_layout_destroy(L);
   insdg_ops_destroy(op);
   insdg_ref_destroy(ref);

@@ -1,23 +1,11 @@
 /* dfield.c -- registration and host access of distributed fields (see dfield.h). */
 #include "dfield.h"
 
-#include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
-
-static void register_vector(insdg_tasks *T, starpu_data_handle_t *h, double **mem, int n, int owner)
-{
-  if (owner == T->rank) {
-    *mem = insdg_calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-    starpu_vector_data_register(h, STARPU_MAIN_RAM, (uintptr_t)*mem, (uint32_t)n, sizeof(double));
-  } else {
-    *mem = NULL;
-    starpu_vector_data_register(h, -1, (uintptr_t)NULL, (uint32_t)n, sizeof(double));
-  }
-  starpu_mpi_data_register(*h, insdg_runtime_new_tag(), owner);
-}
+#include "exchange.h"
 
 insdg_dfield *insdg_dfield_create(insdg_tasks *T)
 {
@@ -27,37 +15,32 @@ insdg_dfield *insdg_dfield_create(insdg_tasks *T)
   f->T = T;
   f->block = insdg_calloc((size_t)L->B, sizeof(starpu_data_handle_t));
   f->block_mem = insdg_calloc((size_t)L->B, sizeof(double *));
-  f->halo = insdg_calloc((size_t)(L->npairs + 1), sizeof(starpu_data_handle_t));
-  f->halo_mem = insdg_calloc((size_t)(L->npairs + 1), sizeof(double *));
-  for (int b = 0; b < L->B; ++b)
-    register_vector(T, &f->block[b], &f->block_mem[b], L->block[b]->K * Np, L->block_rank[b]);
-  for (int p = 0; p < L->npairs; ++p)
-    register_vector(T, &f->halo[p], &f->halo_mem[p], L->pair[p].n, L->block_rank[L->pair[p].src]);
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    const int n = L->block[b]->K * Np;
+    f->block_mem[b] = insdg_calloc((size_t)n, sizeof(double));
+    starpu_vector_data_register(&f->block[b], STARPU_MAIN_RAM, (uintptr_t)f->block_mem[b], (uint32_t)n, sizeof(double));
+  }
+  f->recv = insdg_xplan_recv_create(T->x, &f->recv_mem);
   return f;
-}
-
-starpu_data_handle_t *insdg_dfield_pair_buffers(insdg_tasks *T, const insdg_pair_halo *pairs, int npairs, double ***mem)
-{
-  starpu_data_handle_t *h = insdg_calloc((size_t)(npairs + 1), sizeof(starpu_data_handle_t));
-  *mem = insdg_calloc((size_t)(npairs + 1), sizeof(double *));
-  for (int p = 0; p < npairs; ++p) register_vector(T, &h[p], &(*mem)[p], pairs[p].n, T->L->block_rank[pairs[p].src]);
-  return h;
-}
-
-void insdg_dfield_pair_buffers_free(int npairs, starpu_data_handle_t *h, double **mem)
-{
-  for (int p = 0; p < npairs; ++p) starpu_data_unregister(h[p]), free(mem[p]);
-  free(h), free(mem);
 }
 
 void insdg_dfield_destroy(insdg_dfield *f)
 {
   if (!f) return;
-  const insdg_layout *L = f->T->L;
-  for (int b = 0; b < L->B; ++b) starpu_data_unregister(f->block[b]), free(f->block_mem[b]);
-  for (int p = 0; p < L->npairs; ++p) starpu_data_unregister(f->halo[p]), free(f->halo_mem[p]);
-  free(f->block), free(f->block_mem), free(f->halo), free(f->halo_mem);
+  insdg_tasks *T = f->T;
+  for (int b = T->b_begin; b < T->b_end; ++b) starpu_data_unregister(f->block[b]), free(f->block_mem[b]);
+  insdg_xplan_recv_destroy(T->x, f->recv, f->recv_mem);
+  free(f->block), free(f->block_mem);
   free(f);
+}
+
+void insdg_dfield_exchange(int nf, insdg_dfield *const *f)
+{
+  enum { MAXF = 8 };
+  INSDG_CHECK(nf >= 1 && nf <= MAXF);
+  starpu_data_handle_t *blocks[MAXF], *recv[MAXF];
+  for (int k = 0; k < nf; ++k) blocks[k] = f[k]->block, recv[k] = f[k]->recv;
+  insdg_task_exchange(f[0]->T->x, nf, blocks, recv);
 }
 
 void insdg_dfield_set(insdg_dfield *f, const double *global)

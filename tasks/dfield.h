@@ -1,12 +1,11 @@
-/* dfield.h -- a distributed scalar field: one StarPU vector per block, [K_b][Np] doubles,
- * and one per ordered pair of adjacent blocks (s -> d) for the halo values d reads from s.
+/* dfield.h -- a distributed scalar field: one StarPU vector per block of this rank,
+ * [K_b][Np] doubles, and one receive buffer per neighbour rank for the halo values its
+ * blocks send (exchange.h; none on one rank).
  *
- * Block b's vector is owned by rank L->block_rank[b]; the pair halo (s -> d) by the rank
- * of s, where the pack task that writes it runs. Ranks allocate memory only for what they
- * own; StarPU-MPI allocates and fills the rest when a task needs it.
- *
- * Creation and destruction are collective (every rank, same order): tags are handed out
- * in creation order from the task context.
+ * Every rank registers only its own blocks (block[b] is NULL for the others) and
+ * submits tasks only for them. Creation and destruction are collective in the sense that
+ * every rank makes the same fields in the same order (the exchange tasks pair up by
+ * order).
  */
 #ifndef INSDG_DFIELD_H
 #define INSDG_DFIELD_H
@@ -17,19 +16,18 @@
 
 typedef struct insdg_dfield {
   insdg_tasks *T;
-  starpu_data_handle_t *block;   /* [B] */
-  starpu_data_handle_t *halo;    /* [npairs], pair p of L->pair */
+  starpu_data_handle_t *block;   /* [B]: this rank's blocks, NULL elsewhere */
+  starpu_data_handle_t *recv;    /* [T->x->nnbr] halo values from each neighbour rank */
   double **block_mem;            /* [B] host memory of owned blocks, NULL elsewhere */
-  double **halo_mem;             /* [npairs] host memory of owned pair halos */
+  double **recv_mem;
 } insdg_dfield;
 
 insdg_dfield *insdg_dfield_create(insdg_tasks *T);
 void insdg_dfield_destroy(insdg_dfield *f);
 
-/* Buffers for another set of pair halos (owner: the source block's rank), e.g. the column
-   halos of a distributed sparse matrix; collective. */
-starpu_data_handle_t *insdg_dfield_pair_buffers(insdg_tasks *T, const insdg_pair_halo *pairs, int npairs, double ***mem);
-void insdg_dfield_pair_buffers_free(int npairs, starpu_data_handle_t *h, double **mem);
+/* Submit the exchange of the halos of fields f[0..nf-1] (one task, one message per
+   neighbour rank for all of them; nothing on one rank). */
+void insdg_dfield_exchange(int nf, insdg_dfield *const *f);
 
 /* Set the owned blocks from a field of the renumbered mesh, [K][Np] (every rank passes
    the whole array; each copies its blocks). Waits for tasks using the field first. */

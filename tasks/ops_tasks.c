@@ -1,20 +1,19 @@
 /* ops_tasks.c -- codelets and task submission for the block operators (ops_tasks.h).
  *
- * Two codelets. `pack` copies the trace nodes a neighbour needs into a pair halo.
- * `block_op` runs one operator on one block; its buffers, in order, are
- *   [inputs (nin)] [pair halos into the block: nhalo_fields x npairs_into] [outputs (nout)]
- * and its argument (op_args) says which kernel and carries the static pointers. The
- * pair halos of one field are copied into one contiguous halo array (the block's halo
- * layout, block.h) before the kernel runs; that copy is the only cost of keeping halos
- * as separate handles, and it is surface-sized.
+ * One codelet, `block_op`, runs one operator on one block; its buffers, in order, are
+ *   [inputs (nin)] [halo sources: nhalo_fields x ndeps(d)] [outputs (nout)]
+ * where the halo sources of a field are the neighbouring blocks of the same rank and the
+ * field's receive buffers from neighbour ranks (exchange.h). The halo values of a field
+ * are gathered into the block's contiguous halo array (block.h layout, per-thread
+ * scratch) before the kernel runs: surface-sized work, no task and no copy of its own.
  */
 #include "ops_tasks.h"
 
-#include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "exchange.h"
 #include "starpu_gpu.h"
 
 enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT_SURFACE, OP_DIVERGENCE_VOLUME, OP_DIVERGENCE_SURFACE, OP_SIPDG,
@@ -25,7 +24,7 @@ typedef struct {
   int kind;
   const insdg_ops *op;
   const insdg_block *b;
-  const insdg_layout *L;
+  const insdg_xplan *x;
   int d;                          /* the block */
   int nin, nhalo_fields, nout;
   const signed char *bc;          /* block's [K][3] */
@@ -33,81 +32,31 @@ typedef struct {
   double lambda;                  /* SIPDG lambda, or advection lambda factor */
 } op_args;
 
-/* ---- pack ---------------------------------------------------------------------------- */
-static void pack_cpu(void *buffers[], void *cl_arg)
-{
-  const insdg_pair_halo *pair;
-  starpu_codelet_unpack_args(cl_arg, &pair);
-  const double *field = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  double *buf = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
-  for (int k = 0; k < pair->n; ++k) buf[k] = field[pair->src_node[k]];
-}
-
-#ifdef INSDG_STARPU_GPU
-static void pack_cuda(void *buffers[], void *cl_arg)
-{
-  const insdg_pair_halo *pair;
-  starpu_codelet_unpack_args(cl_arg, &pair);
-  void *stream = insdg_starpu_gpu_stream();
-  const int *idx = insdg_starpu_gpu_static(pair->src_node, sizeof(int) * (size_t)pair->n);
-  insdg_starpu_gpu_check(insdg_gpu_pack((size_t)pair->n, idx, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                                        (double *)STARPU_VECTOR_GET_PTR(buffers[1]), stream),
-                         "pack");
-}
-#endif
-
-static struct starpu_codelet pack_cl = {
-    INSDG_CODELET_FUNCS(pack_cpu, pack_cuda)
-    .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_pack"};
-
-void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs)
-{
-#ifdef INSDG_STARPU_GPU
-  pack_cl.where = insdg_starpu_gpu_where();
-#endif
-  for (int p = 0; p < npairs; ++p) {
-    const insdg_pair_halo *pair = &pairs[p];
-    const int status = INSDG_TASK_INSERT(f->T->comm, &pack_cl, STARPU_R, f->block[pair->src], STARPU_W, bufs[p],
-                                              STARPU_VALUE, &pair, sizeof(pair), 0);
-    INSDG_CHECK(status == 0);
-  }
-}
-
-void insdg_task_pack(insdg_dfield *f) { insdg_task_pack_pairs(f, f->T->L->pair, f->T->L->npairs, f->halo); }
-
 /* ---- block operators ------------------------------------------------------------------- */
-/* The block's pair halos into it, and its input and output buffers (the CPU and the GPU
-   function read the same layout): returns the number of pairs, first in *first_pair. */
-static int block_buffers(void *buffers[], const op_args *a, const double **in, double **out, int *first_pair)
+/* The block's input and output buffers (the CPU and the GPU function read the same
+   layout): returns the number of halo sources per field. */
+static int block_buffers(void *buffers[], const op_args *a, const double **in, double **out)
 {
-  *first_pair = a->L->pairs_into[a->d];
-  const int npairs = a->L->pairs_into[a->d + 1] - *first_pair;
+  const int ndeps = insdg_xplan_ndeps(a->x, a->d);
   for (int i = 0; i < a->nin; ++i) in[i] = (const double *)STARPU_VECTOR_GET_PTR(buffers[i]);
   for (int i = 0; i < a->nout; ++i)
-    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a->nin + a->nhalo_fields * npairs + i]);
-  return npairs;
+    out[i] = (double *)STARPU_VECTOR_GET_PTR(buffers[a->nin + a->nhalo_fields * ndeps + i]);
+  return ndeps;
 }
 
 static void block_op_cpu(void *buffers[], void *cl_arg)
 {
   op_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  const insdg_layout *L = a.L;
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0};
   double *out[2] = {0};
-  double *scratch = NULL;
-  int first_pair;
-  const int npairs = block_buffers(buffers, &a, in, out, &first_pair);
+  const int ndeps = block_buffers(buffers, &a, in, out);
   if (a.nhalo_fields > 0) {
-    const int nhalo = a.b->nhalo;
-    scratch = insdg_malloc(sizeof(double) * (size_t)(a.nhalo_fields * nhalo + 1));
+    const size_t nhalo = (size_t)a.b->nhalo;
+    double *scratch = insdg_thread_scratch(0, (size_t)a.nhalo_fields * nhalo + 1);
     for (int fld = 0; fld < a.nhalo_fields; ++fld) {
       double *h = scratch + (size_t)fld * nhalo;
-      for (int p = 0; p < npairs; ++p) {
-        const insdg_pair_halo *pair = &L->pair[first_pair + p];
-        memcpy(h + pair->dst_offset, (const double *)STARPU_VECTOR_GET_PTR(buffers[a.nin + fld * npairs + p]),
-               sizeof(double) * (size_t)pair->n);
-      }
+      insdg_xplan_gather(a.x, a.d, buffers, a.nin + fld * ndeps, h);
       halo[fld] = h;
     }
   }
@@ -141,7 +90,6 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
     default:
       INSDG_CHECK(!"unknown operator");
   }
-  free(scratch);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -153,19 +101,16 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
   op_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
   void *stream = insdg_starpu_gpu_stream();
-  const insdg_layout *L = a.L;
   const insdg_gpu_ref *R = insdg_starpu_gpu_ref(a.op->ref);
   const insdg_gpu_block *B = insdg_starpu_gpu_block(a.b);
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0}, *g[MAX_FIELDS] = {0};
   double *out[2] = {0};
-  int first_pair;
-  const int npairs = block_buffers(buffers, &a, in, out, &first_pair);
+  const int ndeps = block_buffers(buffers, &a, in, out);
   if (a.nhalo_fields > 0 && a.b->nhalo > 0) {
     const size_t nhalo = (size_t)a.b->nhalo;
     double *h = insdg_starpu_gpu_scratch(0, sizeof(double) * nhalo * (size_t)a.nhalo_fields, stream);
     for (int fld = 0; fld < a.nhalo_fields; ++fld) {
-      insdg_starpu_gpu_gather_halos(buffers, a.nin + fld * npairs, &L->pair[first_pair], npairs, h + fld * nhalo,
-                                    stream);
+      insdg_starpu_gpu_gather_halos(a.x, a.d, buffers, a.nin + fld * ndeps, h + fld * nhalo, stream);
       halo[fld] = h + fld * nhalo;
     }
   }
@@ -216,8 +161,9 @@ static struct starpu_codelet block_op_cl = {
 static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",
                                 "sipdg",              "adv_volume",       "adv_surface"};
 
-/* Submit kind on every block: inputs read, pair halos of the first nhalo_fields inputs
-   read, outputs written (or read-written when accumulate, for the surface term). */
+/* Submit kind on every block of this rank: inputs read, halos of the first nhalo_fields
+   inputs read (neighbouring blocks and receive buffers), outputs written (or
+   read-written when accumulate, for the surface term). */
 static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **out, int accumulate,
                              const double *const *g_global)
 {
@@ -227,25 +173,22 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
 #ifdef INSDG_STARPU_GPU
   block_op_cl.where = insdg_starpu_gpu_where();
 #endif
-  for (int d = 0; d < L->B; ++d) {
+  for (int d = T->b_begin; d < T->b_end; ++d) {
     op_args a = proto;
-    a.L = L, a.op = T->op, a.d = d, a.b = L->block[d];
+    a.x = T->x, a.op = T->op, a.d = d, a.b = L->block[d];
     const int e0 = L->block_start[d];
     if (a.bc) a.bc += 3 * (size_t)e0;
     for (int k = 0; k < MAX_FIELDS; ++k) a.g[k] = g_global && g_global[k] ? g_global[k] + (size_t)e0 * 3 * Nfp : NULL;
-    const int first_pair = L->pairs_into[d], npairs = L->pairs_into[d + 1] - first_pair;
-    const int nbuf = a.nin + a.nhalo_fields * npairs + a.nout;
-    struct starpu_data_descr *descr = insdg_malloc(sizeof *descr * (size_t)nbuf);
+    const int nbuf = a.nin + a.nhalo_fields * insdg_xplan_ndeps(T->x, d) + a.nout;
+    struct starpu_data_descr *descr = insdg_thread_scratch_descr(nbuf);
     int n = 0;
     for (int i = 0; i < a.nin; ++i) descr[n++] = (struct starpu_data_descr){in[i]->block[d], STARPU_R};
-    for (int fld = 0; fld < a.nhalo_fields; ++fld)
-      for (int p = 0; p < npairs; ++p) descr[n++] = (struct starpu_data_descr){in[fld]->halo[first_pair + p], STARPU_R};
+    for (int fld = 0; fld < a.nhalo_fields; ++fld) n += insdg_xplan_halo_descr(T->x, d, in[fld]->block, in[fld]->recv, descr + n);
     for (int i = 0; i < a.nout; ++i)
       descr[n++] = (struct starpu_data_descr){out[i]->block[d], accumulate ? STARPU_RW : STARPU_W};
-    const int status = INSDG_TASK_INSERT(T->comm, &block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf,
-                                              STARPU_VALUE, &a, sizeof a, STARPU_NAME, op_name[a.kind], 0);
+    const int status = INSDG_TASK_INSERT(&block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf, STARPU_VALUE, &a,
+                                         sizeof a, STARPU_NAME, op_name[a.kind], 0);
     INSDG_CHECK(status == 0);
-    free(descr);
   }
 }
 
@@ -258,8 +201,8 @@ void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *
 void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p, insdg_dfield *px,
                          insdg_dfield *py)
 {
-  insdg_task_pack(p);
   insdg_task_local_gradient(p, px, py);   /* volume: no halo */
+  insdg_dfield_exchange(1, (insdg_dfield *[]){p});
   op_args a = {.kind = OP_GRADIENT_SURFACE, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
   submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 1, (const double *[]){g, 0, 0, 0});
 }
@@ -267,9 +210,9 @@ void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p
 void insdg_task_divergence(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
                            insdg_dfield *v, insdg_dfield *divu)
 {
-  insdg_task_pack(u), insdg_task_pack(v);
   op_args vol = {.kind = OP_DIVERGENCE_VOLUME, .nin = 2, .nout = 1};
   submit_block_ops(vol, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, NULL);
+  insdg_dfield_exchange(2, (insdg_dfield *[]){u, v});
   op_args a = {.kind = OP_DIVERGENCE_SURFACE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
 }
@@ -277,9 +220,8 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
 void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
                            insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
 {
-  insdg_task_pack(u);
   insdg_task_local_gradient(u, ux, uy);
-  insdg_task_pack(ux), insdg_task_pack(uy);
+  insdg_dfield_exchange(3, (insdg_dfield *[]){u, ux, uy});   /* one message per neighbour rank */
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
   submit_block_ops(a, (insdg_dfield *[]){u, ux, uy}, (insdg_dfield *[]){Au}, 0, (const double *[]){g, 0, 0, 0});
 }
@@ -293,13 +235,16 @@ void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, ins
 static void advection_tasks(const signed char *bc, double lambda_factor, const double *const *g,
                             insdg_dfield **fields, insdg_dfield *Nu, insdg_dfield *Nv)
 {
-  for (int k = 0; k < 4; ++k) {
-    int seen = 0;   /* N(U) passes u, v twice: pack each field once */
-    for (int j = 0; j < k; ++j) seen |= fields[j] == fields[k];
-    if (!seen) insdg_task_pack(fields[k]);
-  }
   op_args vol = {.kind = OP_ADV_VOLUME, .nin = 4, .nout = 2};
   submit_block_ops(vol, fields, (insdg_dfield *[]){Nu, Nv}, 0, NULL);
+  insdg_dfield *distinct[4];
+  int nd = 0;
+  for (int k = 0; k < 4; ++k) {
+    int seen = 0;   /* N(U) passes u, v twice: exchange each field once */
+    for (int j = 0; j < k; ++j) seen |= fields[j] == fields[k];
+    if (!seen) distinct[nd++] = fields[k];
+  }
+  insdg_dfield_exchange(nd, distinct);
   op_args surf = {.kind = OP_ADV_SURFACE, .nin = 4, .nhalo_fields = 4, .nout = 2, .bc = bc, .lambda = lambda_factor};
   submit_block_ops(surf, fields, (insdg_dfield *[]){Nu, Nv}, 1, g);
 }

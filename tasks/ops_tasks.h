@@ -1,15 +1,14 @@
-/* ops_tasks.h -- the operators of src/ops.h as StarPU tasks over blocks.
+/* ops_tasks.h -- the operators of src/ops.h as StarPU tasks over this rank's blocks.
  *
- * Each call submits, for every block, the tasks that apply one operator (it returns
- * before they run). Operators that read exterior traces first submit the pack tasks of
- * their inputs: pack (s -> d) reads block s and writes the pair halo. Each operator is a
- * volume task that reads only its own block (local gradient, divergence volume,
- * advection volume) and a surface task that reads the block's pair halos, never its
- * neighbours' blocks, and adds to the volume result. So volume work never waits for a
- * halo, and halo transfers between ranks (StarPU-MPI) overlap volume work. The SIPDG
- * operator's halo-dependent part (lifting the jumps of u and grad u, then the volume
- * derivative of the lifted field, eq. ellipticOp3) is one task after the local
- * gradient; its volume half is the local gradient task.
+ * Each call submits, for every block of this rank, the tasks that apply one operator (it
+ * returns before they run): a volume task that reads only its own block (local
+ * gradient, divergence volume, advection volume), then the exchange of the halos the
+ * surface term needs with neighbour ranks (one task, exchange.h; nothing on one rank),
+ * then a surface task that reads the block, the neighbouring blocks of its rank and the
+ * receive buffers, and adds to the volume result. So volume work never waits for a
+ * halo and blocks away from rank boundaries never wait for a message. The SIPDG
+ * operator is two tasks per block: the local gradient, then (after one exchange of u and
+ * its gradient) the lifting of the jumps and the volume derivative (eq. ellipticOp3).
  *
  * Static data (geometry, face maps, boundary codes and data) are read by the tasks from
  * host memory every rank holds: bc is [K][3] and g, gu, ... are [K][3Nfp] on the
@@ -19,12 +18,6 @@
 #define INSDG_OPS_TASKS_H
 
 #include "dfield.h"
-
-/* pair halos of f from its current block values */
-void insdg_task_pack(insdg_dfield *f);
-/* the same for another set of pairs (e.g. the column halos of a distributed matrix) with
-   their buffers (insdg_dfield_pair_buffers) */
-void insdg_task_pack_pairs(insdg_dfield *f, const insdg_pair_halo *pairs, int npairs, starpu_data_handle_t *bufs);
 
 void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy);
 

@@ -49,7 +49,7 @@ static insdg_dfield *constant_field(insdg_tasks *T, double value)
 
 struct insdg_pcg_work {
   int flexible, null_space;
-  insdg_dfield *r, *z, *p, *Ap, *b, *r_prev, *dr, *ones;
+  insdg_dfield *r, *z, *p, *Ap, *b, *r_prev, *ones;
   insdg_dscalar *proj, *bb, *pAp, *rz[2];
 };
 
@@ -59,7 +59,7 @@ insdg_pcg_work *insdg_pcg_work_create(insdg_tasks *T, int flexible, int null_spa
   w->flexible = flexible, w->null_space = null_space;
   w->r = insdg_dfield_create(T), w->z = insdg_dfield_create(T), w->p = insdg_dfield_create(T);
   w->Ap = insdg_dfield_create(T), w->b = insdg_dfield_create(T);
-  if (flexible) w->r_prev = insdg_dfield_create(T), w->dr = insdg_dfield_create(T);
+  if (flexible) w->r_prev = insdg_dfield_create(T);
   if (null_space) w->ones = constant_field(T, 1.0), w->proj = insdg_dscalar_create(T, 1);
   w->bb = insdg_dscalar_create(T, 1), w->pAp = insdg_dscalar_create(T, 1);
   w->rz[0] = insdg_dscalar_create(T, 3), w->rz[1] = insdg_dscalar_create(T, 3);
@@ -71,7 +71,7 @@ void insdg_pcg_work_destroy(insdg_pcg_work *w)
   if (!w) return;
   insdg_dfield_destroy(w->r), insdg_dfield_destroy(w->z), insdg_dfield_destroy(w->p), insdg_dfield_destroy(w->Ap),
       insdg_dfield_destroy(w->b);
-  if (w->flexible) insdg_dfield_destroy(w->r_prev), insdg_dfield_destroy(w->dr);
+  if (w->flexible) insdg_dfield_destroy(w->r_prev);
   if (w->null_space) insdg_dfield_destroy(w->ones), insdg_dscalar_destroy(w->proj);
   insdg_dscalar_destroy(w->bb), insdg_dscalar_destroy(w->pAp), insdg_dscalar_destroy(w->rz[0]),
       insdg_dscalar_destroy(w->rz[1]);
@@ -84,7 +84,7 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
   insdg_pcg_work *own = o->work ? NULL : insdg_pcg_work_create(T, o->flexible, o->null_space);
   insdg_pcg_work *w = o->work ? o->work : own;
   INSDG_CHECK(w->flexible == !!o->flexible && w->null_space == !!o->null_space);
-  insdg_dfield *r = w->r, *z = w->z, *p = w->p, *Ap = w->Ap, *b = w->b, *r_prev = w->r_prev, *dr = w->dr;
+  insdg_dfield *r = w->r, *z = w->z, *p = w->p, *Ap = w->Ap, *b = w->b, *r_prev = w->r_prev;
   insdg_dfield *ones = w->ones;
   insdg_dscalar *proj = w->proj, *bb = w->bb, *pAp = w->pAp, *rz_old = w->rz[0], *rz_new = w->rz[1];
 
@@ -98,7 +98,7 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
   if (prec) prec->apply(prec->ctx, r, z); else insdg_task_copy(r, z);
   if (ones) project_constants(T, ones, proj, z);
   insdg_task_copy(z, p);
-  insdg_task_dots((insdg_dfield *[]){r, r, r}, (insdg_dfield *[]){z, r, z}, rz_old);
+  insdg_task_pcg_dots(r, z, NULL, rz_old);
   const double bnorm = sqrt(insdg_dscalar_get(bb, 0));
   double rnorm = sqrt(insdg_dscalar_get(rz_old, 1));
   const double target = o->rtol * (bnorm > 0 ? bnorm : 1.0);
@@ -108,17 +108,11 @@ insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *pre
     ++res.iterations;
     A.apply(A.ctx, p, Ap);
     insdg_task_dots((insdg_dfield *[]){p}, (insdg_dfield *[]){Ap}, pAp);
-    insdg_task_axpy(ratio(1.0, rz_old, 0, pAp, 0), p, x);      /* x += alpha p */
-    if (r_prev) insdg_task_copy(r, r_prev);
-    insdg_task_axpy(ratio(-1.0, rz_old, 0, pAp, 0), Ap, r);    /* r -= alpha A p */
+    /* (r_prev = r), x += alpha p, r -= alpha A p: alpha = r.z / p.Ap */
+    insdg_task_pcg_update((insdg_sref){rz_old, 0}, (insdg_sref){pAp, 0}, p, Ap, x, r, r_prev);
     if (prec) prec->apply(prec->ctx, r, z); else insdg_task_copy(r, z);
     if (ones) project_constants(T, ones, proj, z);
-    if (r_prev) {   /* components: r.z, r.r, (r - r_prev).z */
-      insdg_task_sub(r, r_prev, dr);
-      insdg_task_dots((insdg_dfield *[]){r, r, dr}, (insdg_dfield *[]){z, r, z}, rz_new);
-    } else {
-      insdg_task_dots((insdg_dfield *[]){r, r, r}, (insdg_dfield *[]){z, r, z}, rz_new);
-    }
+    insdg_task_pcg_dots(r, z, r_prev, rz_new);   /* r.z, r.r, (r - r_prev).z */
     rnorm = sqrt(insdg_dscalar_get(rz_new, 1));                /* the one wait */
     res.relres = rnorm / (bnorm > 0 ? bnorm : 1.0);
     res.converged = rnorm <= target;

@@ -3,7 +3,6 @@
 #include "pmg.h"
 
 #include <math.h>
-#include <starpu_mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "amg.h"
 #include "assemble.h"
 #include "error.h"
+#include "exchange.h"
 #include "ops_tasks.h"
 #include "starpu_gpu.h"
 
@@ -29,23 +29,27 @@ typedef struct {
 
 /* The degree-1 level is the finest level of the AMG, distributed: each rank holds the
    rows of the assembled degree-1 matrix for its blocks (columns renumbered block-local,
-   with the columns of neighbouring blocks' elements after them, read from column halo
-   buffers), and aggregates are formed inside each block. Only the aggregated (first
-   coarse) problem is gathered on rank 0, where the rest of the AMG hierarchy lives. */
+   with the columns of neighbouring blocks' elements after them: the column halos, read
+   from those blocks or, across ranks, from the receive buffers of their own exchange
+   plan), and aggregates are formed inside each block. The aggregated (first coarse)
+   residual is allgathered (one collective per cycle) and every rank applies the rest of
+   the AMG hierarchy, which every rank holds, to the same bits. */
 typedef struct {
   insdg_csr **rows;           /* [B] owned blocks' rows, extended-local columns; NULL elsewhere */
   int npairs;
   insdg_pair_halo *pair;      /* column halos, sorted by (dst, src) */
   int *pairs_into;            /* [B+1] */
   int *nhalo;                 /* [B] column-halo slots of block b */
-  starpu_data_handle_t *buf;  /* [npairs] */
-  double **buf_mem;
+  insdg_xplan *x;             /* exchange plan of the column halos */
+  starpu_data_handle_t *in_recv, *out_recv;   /* receive buffers, per field the SpMV reads */
+  double **in_recv_mem, **out_recv_mem;
+  int *counts, *displs;       /* [nranks] aggregates per rank and their first (allgatherv) */
   int *agg;                   /* [n1] aggregate of each degree-1 node, numbered within its block */
   int *agg_start;             /* [B+1] first global aggregate of block b */
   starpu_data_handle_t *piece;   /* [B] restricted residual of block b's aggregates */
   double **piece_mem;
-  insdg_csr *Ac;              /* rank 0: P^T A1 P, the first coarse level */
-  insdg_amg *amg;             /* rank 0: AMG hierarchy below (K-cycle on its finest level) */
+  insdg_csr *Ac;              /* P^T A1 P, the first coarse level (every rank) */
+  insdg_amg *amg;             /* AMG hierarchy below (K-cycle on its finest level; every rank) */
 } dist_level;
 
 struct insdg_pmg {
@@ -54,9 +58,9 @@ struct insdg_pmg {
   const signed char *bc;
   double lambda;
   dist_level D;
-  starpu_data_handle_t coarse;   /* the whole first-coarse-level vector, owned by rank 0 */
+  starpu_data_handle_t coarse;   /* the whole first-coarse-level correction (every rank) */
   double *coarse_mem;
-  int rank;
+  int rank, size;
 };
 
 /* 1 / diag(A), a new array */
@@ -86,12 +90,22 @@ typedef struct {
   int Nf, Nc;   /* degrees (the GPU kernels are instantiated per pair) */
 } transfer_args;
 
+/* prolong: [coarse x (R), fine x (RW)]; restrict: [fine b, fine Ad (R), coarse b (W)], of
+   the residual r = b - Ad computed on the fly */
 static void transfer_cpu(void *buffers[], void *cl_arg)
 {
   transfer_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[a.prolong ? 1 : 2]);
+  double *res = NULL;
+  if (!a.prolong) {
+    const double *Ad = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    const size_t n = (size_t)a.K * a.Npf;
+    res = insdg_thread_scratch(1, n);
+    for (size_t i = 0; i < n; ++i) res[i] = src[i] - Ad[i];
+    src = res;
+  }
   for (int e = 0; e < a.K; ++e) {
     if (a.prolong) {   /* fine += P coarse */
       const double *c = src + (size_t)e * a.Npc;
@@ -119,7 +133,14 @@ static void transfer_cuda(void *buffers[], void *cl_arg)
   void *stream = insdg_starpu_gpu_stream();
   const double *P = insdg_starpu_gpu_static(a.P, sizeof(double) * (size_t)a.Npf * (size_t)a.Npc);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[a.prolong ? 1 : 2]);
+  if (!a.prolong) {   /* the residual into scratch first */
+    const size_t n = (size_t)a.K * (size_t)a.Npf;
+    double *res = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
+    insdg_starpu_gpu_check(insdg_gpu_sub(n, src, (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), res, stream),
+                           "residual");
+    src = res;
+  }
   insdg_starpu_gpu_check(a.prolong ? insdg_gpu_pmg_prolong(a.Nf, a.Nc, a.K, P, src, dst, stream)
                                    : insdg_gpu_pmg_restrict(a.Nf, a.Nc, a.K, P, src, dst, stream),
                          "p-multigrid transfer");
@@ -128,10 +149,10 @@ static void transfer_cuda(void *buffers[], void *cl_arg)
 
 static struct starpu_codelet transfer_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 2,
                                             .modes = {STARPU_R, STARPU_RW}, .name = "insdg_pmg_transfer"};
-static struct starpu_codelet restrict_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 2,
-                                            .modes = {STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
+static struct starpu_codelet restrict_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 3,
+                                            .modes = {STARPU_R, STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
 
-/* fine level l, coarse level l+1 */
+/* fine level l, coarse level l+1; the restriction is of the residual b - Ad */
 static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
 {
   level *f = &pmg->lev[l], *c = &pmg->lev[l + 1];
@@ -139,13 +160,13 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
 #ifdef INSDG_STARPU_GPU
   transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
 #endif
-  for (int b = 0; b < L->B; ++b) {
+  for (int b = f->Tp->b_begin; b < f->Tp->b_end; ++b) {
     transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N};
     const int status =
-        prolong ? INSDG_TASK_INSERT(f->Tp->comm, &transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b],
-                                         STARPU_VALUE, &a, sizeof a, 0)
-                : INSDG_TASK_INSERT(f->Tp->comm, &restrict_cl, STARPU_R, f->r->block[b], STARPU_W, c->b->block[b],
-                                         STARPU_VALUE, &a, sizeof a, 0);
+        prolong ? INSDG_TASK_INSERT(&transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b], STARPU_VALUE,
+                                    &a, sizeof a, 0)
+                : INSDG_TASK_INSERT(&restrict_cl, STARPU_R, f->b->block[b], STARPU_R, f->Ad->block[b], STARPU_W,
+                                    c->b->block[b], STARPU_VALUE, &a, sizeof a, 0);
     INSDG_CHECK(status == 0);
   }
 }
@@ -153,23 +174,20 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
 /* ---- the distributed degree-1 level ------------------------------------------------- */
 typedef struct {
   const insdg_csr *rows;
-  const insdg_pair_halo *pairs;   /* into this block */
-  int npairs, nhalo;
+  const insdg_xplan *x;
+  int d, nhalo;
 } spmv_args;
 
-/* y = A x for one block's rows: buffers [x (R), column halos (R) ..., y (W)] */
+/* y = A x for one block's rows: buffers [x (R), column-halo sources (R) ..., y (W)] */
 static void spmv_cpu(void *buffers[], void *cl_arg)
 {
   spmv_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  const int n = a.rows->nrows;
-  double *ext = insdg_malloc(sizeof(double) * (size_t)(n + a.nhalo + 1));
+  const int n = a.rows->nrows, ndeps = insdg_xplan_ndeps(a.x, a.d);
+  double *ext = insdg_thread_scratch(1, (size_t)(n + a.nhalo + 1));
   memcpy(ext, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]), sizeof(double) * (size_t)n);
-  for (int p = 0; p < a.npairs; ++p)
-    memcpy(ext + n + a.pairs[p].dst_offset, (const double *)STARPU_VECTOR_GET_PTR(buffers[1 + p]),
-           sizeof(double) * (size_t)a.pairs[p].n);
-  insdg_csr_matvec(a.rows, ext, (double *)STARPU_VECTOR_GET_PTR(buffers[1 + a.npairs]));
-  free(ext);
+  insdg_xplan_gather(a.x, a.d, buffers, 1, ext + n);
+  insdg_csr_matvec(a.rows, ext, (double *)STARPU_VECTOR_GET_PTR(buffers[1 + ndeps]));
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -185,12 +203,12 @@ static void spmv_cuda(void *buffers[], void *cl_arg)
   insdg_starpu_gpu_check(insdg_gpu_memcpy_d2d(ext, (const void *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                               sizeof(double) * n, stream),
                          "copy");
-  insdg_starpu_gpu_gather_halos(buffers, 1, a.pairs, a.npairs, ext + n, stream);
+  insdg_starpu_gpu_gather_halos(a.x, a.d, buffers, 1, ext + n, stream);
   const int *row_ptr = insdg_starpu_gpu_static(A->row_ptr, sizeof(int) * (n + 1));
   const int *col = insdg_starpu_gpu_static(A->col, sizeof(int) * nnz);
   const double *val = insdg_starpu_gpu_static(A->val, sizeof(double) * nnz);
   insdg_starpu_gpu_check(insdg_gpu_csr_spmv(A->nrows, row_ptr, col, val, ext, NULL,
-                                            (double *)STARPU_VECTOR_GET_PTR(buffers[1 + a.npairs]),
+                                            (double *)STARPU_VECTOR_GET_PTR(buffers[1 + insdg_xplan_ndeps(a.x, a.d)]),
                                             INSDG_GPU_SPMV_SET, stream),
                          "sparse matrix-vector product");
 }
@@ -200,24 +218,29 @@ static struct starpu_codelet spmv_cl = {
     INSDG_CODELET_FUNCS(spmv_cpu, spmv_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
 
+/* the level's fields the SpMV reads: x or d (their column-halo receive buffers) */
+static starpu_data_handle_t *spmv_recv(insdg_pmg *pmg, level *v, insdg_dfield *in)
+{
+  INSDG_CHECK(in == v->x || in == v->d);
+  return in == v->x ? pmg->D.in_recv : pmg->D.out_recv;
+}
+
 static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
 {
   dist_level *D = &pmg->D;
-  const insdg_layout *L = v->L;
-  insdg_task_pack_pairs(in, D->pair, D->npairs, D->buf);
+  starpu_data_handle_t *recv = spmv_recv(pmg, v, in);
+  insdg_task_exchange(D->x, 1, &in->block, &recv);
 #ifdef INSDG_STARPU_GPU
   spmv_cl.where = insdg_starpu_gpu_where();
 #endif
-  for (int d = 0; d < L->B; ++d) {
-    const int first = D->pairs_into[d], np = D->pairs_into[d + 1] - first;
-    spmv_args a = {D->rows[d], D->pair + first, np, D->nhalo[d]};
-    struct starpu_data_descr *desc = insdg_malloc(sizeof *desc * (size_t)(np + 2));
+  for (int d = v->Tp->b_begin; d < v->Tp->b_end; ++d) {
+    const int ndeps = insdg_xplan_ndeps(D->x, d);
+    spmv_args a = {D->rows[d], D->x, d, D->nhalo[d]};
+    struct starpu_data_descr *desc = insdg_thread_scratch_descr(ndeps + 2);
     desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
-    for (int p = 0; p < np; ++p) desc[1 + p] = (struct starpu_data_descr){D->buf[first + p], STARPU_R};
-    desc[1 + np] = (struct starpu_data_descr){out->block[d], STARPU_W};
-    INSDG_CHECK(INSDG_TASK_INSERT(v->Tp->comm, &spmv_cl, STARPU_DATA_MODE_ARRAY, desc, np + 2, STARPU_VALUE, &a,
-                                       sizeof a, 0) == 0);
-    free(desc);
+    insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1);
+    desc[1 + ndeps] = (struct starpu_data_descr){out->block[d], STARPU_W};
+    INSDG_CHECK(INSDG_TASK_INSERT(&spmv_cl, STARPU_DATA_MODE_ARRAY, desc, ndeps + 2, STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
 }
 
@@ -226,80 +249,98 @@ typedef struct {
   int n, nagg, offset, prolong;
 } agg_args;
 
-/* restrict: piece[a] = sum of r over aggregate a; prolong: x_i += xc[offset + agg_i] */
+/* restrict: [b, Ad (R), piece (W)], piece[a] = sum of the residual b - Ad over aggregate
+   a; prolong: [xc (R), x (RW)], x_i += xc[offset + agg_i] */
 static void agg_cpu(void *buffers[], void *cl_arg)
 {
   agg_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-  double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   if (a.prolong) {
+    double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
     for (int i = 0; i < a.n; ++i) dst[i] += src[a.offset + a.agg[i]];
   } else {
+    const double *Ad = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[2]);
     for (int k = 0; k < a.nagg; ++k) dst[k] = 0;
-    for (int i = 0; i < a.n; ++i) dst[a.agg[i]] += src[i];
+    for (int i = 0; i < a.n; ++i) {
+      const double r = src[i] - Ad[i];
+      dst[a.agg[i]] += r;
+    }
   }
 }
 
 static struct starpu_codelet agg_restrict_cl = {
-    .cpu_funcs = {agg_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "insdg_agg_restrict"};
+    .cpu_funcs = {agg_cpu}, .nbuffers = 3, .modes = {STARPU_R, STARPU_R, STARPU_W}, .name = "insdg_agg_restrict"};
 static struct starpu_codelet agg_prolong_cl = {
     .cpu_funcs = {agg_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .name = "insdg_agg_prolong"};
 
 typedef struct {
   const insdg_csr *Ac;
   insdg_amg *amg;
-  int nblocks;
+  int npieces, size;          /* this rank's blocks; ranks */
+  const int *counts, *displs; /* aggregates per rank, first aggregate of each rank */
 } coarse_args;
 
-/* rank 0: the aggregated residual of all blocks (block order = global aggregate order),
-   then the K-cycle coarse correction: two flexible-CG steps on Ac preconditioned by the
-   AMG below (Notay: stop after one if it cut the residual 4x) */
+/* every rank: the aggregated residual of all blocks (block order = global aggregate
+   order; across ranks one allgatherv), then the K-cycle coarse correction: two
+   flexible-CG steps on Ac preconditioned by the AMG below (Notay: stop after one if it
+   cut the residual 4x). Buffers: [(token), this rank's pieces, coarse (W)]. */
 static void coarse_cpu(void *buffers[], void *cl_arg)
 {
   coarse_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[a.nblocks]);
-  const size_t n = STARPU_VECTOR_GET_NX(buffers[a.nblocks]);
-  double *rhs = insdg_malloc(sizeof(double) * (n + 1));
+  const int first = a.size > 1;
+  double *out = (double *)STARPU_VECTOR_GET_PTR(buffers[first + a.npieces]);
+  const size_t n = STARPU_VECTOR_GET_NX(buffers[first + a.npieces]);
+  double *rhs = insdg_thread_scratch(2, n + 1), *mine = insdg_thread_scratch(3, n + 1);
   size_t at = 0;
-  for (int b = 0; b < a.nblocks; ++b) {
-    const size_t nb = STARPU_VECTOR_GET_NX(buffers[b]);
-    memcpy(rhs + at, (const double *)STARPU_VECTOR_GET_PTR(buffers[b]), sizeof(double) * nb);
+  for (int b = 0; b < a.npieces; ++b) {
+    const size_t nb = STARPU_VECTOR_GET_NX(buffers[first + b]);
+    memcpy(mine + at, (const double *)STARPU_VECTOR_GET_PTR(buffers[first + b]), sizeof(double) * nb);
     at += nb;
   }
-  INSDG_CHECK(at == n);
+  if (a.size > 1) {
+    MPI_Request req;
+    MPI_Iallgatherv(mine, (int)at, MPI_DOUBLE, rhs, a.counts, a.displs, MPI_DOUBLE, insdg_runtime_task_comm(), &req);
+    insdg_mpi_wait_quietly(1, &req);
+  } else {
+    INSDG_CHECK(at == n);
+    memcpy(rhs, mine, sizeof(double) * n);
+  }
   for (size_t i = 0; i < n; ++i) out[i] = 0;
   insdg_fpcg_csr(a.Ac, rhs, out, insdg_amg_precondition, a.amg, 0.25, 2, NULL, NULL);
-  free(rhs);
 }
 
 static struct starpu_codelet coarse_cl = {
     .cpu_funcs = {coarse_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_pmg_coarse"};
 
+/* the residual b - Ad of the degree-1 level, aggregated, solved below, prolonged */
 static void coarse_correction(insdg_pmg *pmg, level *c)
 {
   dist_level *D = &pmg->D;
   const insdg_layout *L = c->L;
+  insdg_tasks *T = c->Tp;
   const int Np = c->ref->Np;
-  for (int b = 0; b < L->B; ++b) {
+  for (int b = T->b_begin; b < T->b_end; ++b) {
     const int e0 = L->block_start[b];
     agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, D->agg_start[b + 1] - D->agg_start[b], 0, 0};
-    INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &agg_restrict_cl, STARPU_R, c->r->block[b], STARPU_W, D->piece[b],
-                                       STARPU_VALUE, &a, sizeof a, 0) == 0);
+    INSDG_CHECK(INSDG_TASK_INSERT(&agg_restrict_cl, STARPU_R, c->b->block[b], STARPU_R, c->Ad->block[b], STARPU_W,
+                                  D->piece[b], STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
-  struct starpu_data_descr *d = insdg_malloc(sizeof *d * ((size_t)L->B + 1));
-  for (int b = 0; b < L->B; ++b) d[b] = (struct starpu_data_descr){D->piece[b], STARPU_R};
-  d[L->B] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
-  coarse_args ca = {D->Ac, D->amg, L->B};
-  INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &coarse_cl, STARPU_DATA_MODE_ARRAY, d, L->B + 1, STARPU_VALUE, &ca,
-                                     sizeof ca, 0) == 0);
-  free(d);
-  for (int b = 0; b < L->B; ++b) {
+  const int nb = T->b_end - T->b_begin, first = T->size > 1;
+  struct starpu_data_descr *d = insdg_thread_scratch_descr(nb + 2);
+  if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
+  for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){D->piece[b], STARPU_R};
+  d[first + nb] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
+  coarse_args a = {D->Ac, D->amg, nb, T->size, D->counts, D->displs};
+  INSDG_CHECK(INSDG_TASK_INSERT(&coarse_cl, STARPU_DATA_MODE_ARRAY, d, first + nb + 1, STARPU_VALUE, &a, sizeof a,
+                                STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
+  for (int b = T->b_begin; b < T->b_end; ++b) {
     const int e0 = L->block_start[b];
     agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, 0, D->agg_start[b], 1};
-    INSDG_CHECK(INSDG_TASK_INSERT(c->Tp->comm, &agg_prolong_cl, STARPU_R, pmg->coarse, STARPU_RW, c->x->block[b],
-                                       STARPU_VALUE, &a, sizeof a, 0) == 0);
+    INSDG_CHECK(INSDG_TASK_INSERT(&agg_prolong_cl, STARPU_R, pmg->coarse, STARPU_RW, c->x->block[b], STARPU_VALUE, &a,
+                                  sizeof a, 0) == 0);
   }
 }
 
@@ -314,29 +355,19 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
 }
 
 /* Chebyshev iteration on D^-1 A over [f lmax, 1.1 lmax], f = 1/4 on the p-levels and 1/10
-   on the degree-1 level (the AMG smoother, docs/amg.md); x = 0 on entry when zero_guess */
+   on the degree-1 level (the AMG smoother, docs/amg.md); x = 0 on entry when zero_guess.
+   Each step is the operator and one fused update task per block (vec_tasks.h). */
 static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
 {
   const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : 0.25) * v->lambda_max;
   const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower), sigma = theta / delta;
   double rho_old = 1.0 / sigma;
-  if (zero_guess) {
-    insdg_task_copy(v->b, v->r);
-  } else {
-    apply_A(pmg, v, v->x, v->Ad);
-    insdg_task_sub(v->b, v->Ad, v->r);
-  }
-  insdg_task_jacobi(v->dinv, v->r, v->z);
-  insdg_task_axpby(1.0 / theta, v->z, 0.0, v->d);
-  if (zero_guess) insdg_task_copy(v->d, v->x);
-  else insdg_task_axpby(1.0, v->d, 1.0, v->x);
+  if (!zero_guess) apply_A(pmg, v, v->x, v->Ad);
+  insdg_task_cheb_first(v->dinv, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess);
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
     apply_A(pmg, v, v->d, v->Ad);
-    insdg_task_axpby(-1.0, v->Ad, 1.0, v->r);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
-    insdg_task_jacobi(v->dinv, v->r, v->z);
-    insdg_task_axpby(2.0 * rho / delta, v->z, rho * rho_old, v->d);
-    insdg_task_axpby(1.0, v->d, 1.0, v->x);
+    insdg_task_cheb_step(v->dinv, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, v->d, v->x);
     rho_old = rho;
   }
 }
@@ -345,9 +376,8 @@ static void vcycle(insdg_pmg *pmg, int l)
 {
   level *v = &pmg->lev[l];
   chebyshev(pmg, v, 1);
-  apply_A(pmg, v, v->x, v->Ad);
-  insdg_task_sub(v->b, v->Ad, v->r);
-  if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on rank 0, back */
+  apply_A(pmg, v, v->x, v->Ad);   /* the residual b - Ad is formed by the restriction */
+  if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
     coarse_correction(pmg, v);
   } else {
     submit_transfer(pmg, l, 0);
@@ -357,13 +387,15 @@ static void vcycle(insdg_pmg *pmg, int l)
   chebyshev(pmg, v, 0);
 }
 
+/* the finest level works on the caller's vectors: b = in, x = out (no copies) */
 void insdg_pmg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
 {
   insdg_pmg *pmg = ctx;
   level *f = &pmg->lev[0];
-  insdg_task_copy(in, f->b);
+  insdg_dfield *b = f->b, *x = f->x;
+  f->b = in, f->x = out;
   vcycle(pmg, 0);
-  insdg_task_copy(f->x, out);
+  f->b = b, f->x = x;
 }
 
 /* ---- setup ----------------------------------------------------------------------------- */
@@ -506,19 +538,23 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     free(out);
   }
   D->pairs_into[B] = D->npairs;
-  D->buf = insdg_dfield_pair_buffers(c->Tp, D->pair, D->npairs, &D->buf_mem);
+  D->x = insdg_xplan_create(L, pmg->rank, D->pair, D->npairs, D->pairs_into);
+  D->in_recv = insdg_xplan_recv_create(D->x, &D->in_recv_mem);
+  D->out_recv = insdg_xplan_recv_create(D->x, &D->out_recv_mem);
   D->piece = insdg_calloc((size_t)B, sizeof(starpu_data_handle_t));
   D->piece_mem = insdg_calloc((size_t)B, sizeof(double *));
-  for (int b = 0; b < B; ++b) {
-    const int nagg = D->agg_start[b + 1] - D->agg_start[b];
-    const int mine = L->block_rank[b] == pmg->rank;
-    D->piece_mem[b] = mine ? insdg_calloc((size_t)nagg, sizeof(double)) : NULL;
-    starpu_vector_data_register(&D->piece[b], mine ? STARPU_MAIN_RAM : -1, (uintptr_t)D->piece_mem[b], (uint32_t)nagg,
+  D->counts = insdg_calloc((size_t)L->nranks, sizeof(int));
+  D->displs = insdg_calloc((size_t)L->nranks, sizeof(int));
+  for (int b = B - 1; b >= 0; --b) {
+    const int nagg = D->agg_start[b + 1] - D->agg_start[b], r = L->block_rank[b];
+    D->counts[r] += nagg, D->displs[r] = D->agg_start[b];   /* a rank's blocks are contiguous */
+    if (r != pmg->rank) continue;
+    D->piece_mem[b] = insdg_calloc((size_t)(nagg > 0 ? nagg : 1), sizeof(double));
+    starpu_vector_data_register(&D->piece[b], STARPU_MAIN_RAM, (uintptr_t)D->piece_mem[b], (uint32_t)nagg,
                                 sizeof(double));
-    starpu_mpi_data_register(D->piece[b], insdg_runtime_new_tag(), L->block_rank[b]);
   }
   const int nc = D->agg_start[B];
-  if (pmg->rank == 0) {   /* Ac = P^T A1 P with P piecewise constant on the global aggregates */
+  {   /* every rank: Ac = P^T A1 P with P piecewise constant on the global aggregates */
     insdg_csr *P = insdg_csr_create(n1, nc, n1);
     for (int b = 0; b < B; ++b)
       for (int i = L->block_start[b] * Np; i < L->block_start[b + 1] * Np; ++i)
@@ -530,9 +566,7 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     D->amg = insdg_amg_setup(D->Ac, &o);
     pmg->coarse_mem = insdg_calloc((size_t)nc, sizeof(double));
   }
-  starpu_vector_data_register(&pmg->coarse, pmg->rank == 0 ? STARPU_MAIN_RAM : -1, (uintptr_t)pmg->coarse_mem,
-                              (uint32_t)nc, sizeof(double));
-  starpu_mpi_data_register(pmg->coarse, insdg_runtime_new_tag(), 0);
+  starpu_vector_data_register(&pmg->coarse, STARPU_MAIN_RAM, (uintptr_t)pmg->coarse_mem, (uint32_t)nc, sizeof(double));
   c->dinv = inverse_diagonal(A1);
   insdg_csr_destroy(A1);
 }
@@ -549,7 +583,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
   for (int k = 1; k < nd; ++k) INSDG_CHECK(deg[k] < deg[k - 1]);
   pmg->nlevels = nd;
   pmg->cheb_degree = opts && opts->cheb_degree > 0 ? opts->cheb_degree : 2;
-  pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank;
+  pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank, pmg->size = fine->size;
   pmg->lev = insdg_calloc((size_t)nd, sizeof(level));
   char err[INSDG_ERRMSG_LEN];
   for (int l = 0; l < nd; ++l) {
@@ -591,10 +625,13 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
   starpu_data_unregister(pmg->coarse);
   free(pmg->coarse_mem);
   for (int b = 0; b < B; ++b) {
-    starpu_data_unregister(D->piece[b]), free(D->piece_mem[b]);
+    if (D->piece[b]) starpu_data_unregister(D->piece[b]);
+    free(D->piece_mem[b]);
     if (D->rows[b]) insdg_csr_destroy(D->rows[b]);
   }
-  insdg_dfield_pair_buffers_free(D->npairs, D->buf, D->buf_mem);
+  insdg_xplan_recv_destroy(D->x, D->in_recv, D->in_recv_mem), insdg_xplan_recv_destroy(D->x, D->out_recv, D->out_recv_mem);
+  insdg_xplan_destroy(D->x);
+  free(D->counts), free(D->displs);
   for (int p = 0; p < D->npairs; ++p) free(D->pair[p].src_node);
   free(D->pair), free(D->pairs_into), free(D->nhalo), free(D->agg), free(D->agg_start), free(D->rows);
   free(D->piece), free(D->piece_mem);
@@ -605,7 +642,7 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
     insdg_dfield *f[] = {v->x, v->b, v->r, v->d, v->z, v->Ad, v->ux, v->uy};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) insdg_dfield_destroy(f[k]);
     free(v->dinv), free(v->P);
-    if (l > 0) insdg_layout_destroy(v->L), insdg_ops_destroy(v->op), insdg_ref_destroy(v->ref);
+    if (l > 0) insdg_tasks_fini(&v->T), insdg_layout_destroy(v->L), insdg_ops_destroy(v->op), insdg_ref_destroy(v->ref);
   }
   free(pmg->lev);
   free(pmg);

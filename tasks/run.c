@@ -1031,6 +1031,7 @@ static void solver_destroy(solver *sv)
   insdg_ins_destroy(sv->ins);
   bnd_data_destroy(sv->bd);
   free(sv->bc_vel), free(sv->bc_p);
+  insdg_tasks_fini(&sv->T);
 }
 
 /* collective: the observed fields as fields_<step>.nc; rank 0 reports a failure */

@@ -1,51 +1,126 @@
-/* runtime.c -- StarPU-MPI start-up/shutdown (see runtime.h). */
+/* runtime.c -- MPI and StarPU start-up/shutdown, the worker count and binding (see
+ * runtime.h). */
+#define _GNU_SOURCE
 #include "runtime.h"
 
+#include <sched.h>
 #include <starpu.h>
-#include <starpu_mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+#include "exchange.h"
 #include "mpi_count.h"
 #include "starpu_gpu.h"
 
+static const char *workers_origin = "StarPU's default";
+static MPI_Comm task_comm = MPI_COMM_NULL;
+static starpu_data_handle_t comm_token;
+static double comm_token_mem;
+
+/* The cores this rank may use: its affinity mask, shared with the ranks of this node
+   that have the same mask (mpirun without binding gives every rank the whole node):
+   rank i of s such ranks takes the i-th share. Returns the share's size and restricts
+   this process (and so its worker threads) to it unless workers are not to be bound. */
+static int my_cores(void)
+{
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine)) return 0;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int nlocal, lrank;
+  MPI_Comm_size(node, &nlocal), MPI_Comm_rank(node, &lrank);
+  cpu_set_t *all = insdg_malloc(sizeof(cpu_set_t) * (size_t)nlocal);
+  MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
+  MPI_Comm_free(&node);
+  int share = 0, index = 0;
+  for (int r = 0; r < nlocal; ++r)
+    if (CPU_EQUAL(&all[r], &mine)) index += r < lrank, ++share;
+  free(all);
+  const int n = CPU_COUNT(&mine);
+  if (n <= 0) return 0;
+  int cpus[CPU_SETSIZE], k = 0;
+  for (int c = 0; c < CPU_SETSIZE && k < n; ++c)
+    if (CPU_ISSET(c, &mine)) cpus[k++] = c;
+  const int per = n >= share ? n / share : 1;
+  const int first = n >= share ? index * per : index % n;
+  if (share > 1 && !getenv("STARPU_WORKERS_NOBIND")) {
+    cpu_set_t part;
+    CPU_ZERO(&part);
+    for (int i = 0; i < per; ++i) CPU_SET(cpus[first + i], &part);
+    sched_setaffinity(0, sizeof part, &part);
+  }
+  return per;
+}
+
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
 {
-  struct starpu_conf conf;
-  starpu_conf_init(&conf);
-  if (opts && opts->ncpu > 0) conf.ncpus = opts->ncpu;
-  if (opts && opts->sched) conf.sched_policy_name = opts->sched;
-  conf.nopencl = 0;   /* the kernels are CPU (and, with a CUDA StarPU, CUDA) only */
-  const int status = starpu_mpi_init_conf(argc, argv, 1, MPI_COMM_WORLD, &conf);
-  if (status != 0) {
-    snprintf(err, errlen, "cannot start StarPU-MPI (error %d); check STARPU_NCPU and STARPU_SCHED", status);
+  int provided = 0;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    snprintf(err, errlen, "cannot initialise MPI");
     return 1;
   }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    snprintf(err, errlen, "the MPI library does not provide MPI_THREAD_MULTIPLE (the exchange tasks need it)");
+    return 1;
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &task_comm);
+  const int cores = my_cores();
+  /* StarPU restricts its topology to the process's binding (after my_cores: the share) */
+  setenv("STARPU_WORKERS_GETBIND", "1", 0);
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (opts && opts->sched) conf.sched_policy_name = opts->sched;
+  conf.nopencl = 0;   /* the kernels are CPU (and, with a CUDA StarPU, CUDA) only */
+  if (opts && opts->ncpu > 0) {
+    conf.ncpus = opts->ncpu, workers_origin = "option";
+  } else if (getenv("STARPU_NCPU") || getenv("STARPU_NCPUS")) {
+    workers_origin = "STARPU_NCPU";
+  } else if (cores > 0) {
+    conf.ncpus = cores, workers_origin = "cores";
+  }
+  const int status = starpu_init(&conf);
+  if (status != 0) {
+    snprintf(err, errlen, "cannot start StarPU (error %d); check STARPU_NCPU and STARPU_SCHED", status);
+    return 1;
+  }
+  starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   return 0;
 }
 
 void insdg_runtime_shutdown(void)
 {
   starpu_task_wait_for_all();
+  starpu_data_unregister(comm_token);
 #ifdef INSDG_STARPU_GPU
   insdg_starpu_gpu_release();
 #endif
-  starpu_mpi_shutdown();
+  starpu_shutdown();
+  MPI_Comm_free(&task_comm);
+  MPI_Finalize();
 }
 
 int insdg_runtime_rank(void)
 {
   int rank;
-  starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
 }
 
 int insdg_runtime_size(void)
 {
   int size;
-  starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
 }
+
+const char *insdg_runtime_workers_origin(void) { return workers_origin; }
+
+MPI_Comm insdg_runtime_task_comm(void) { return task_comm; }
+
+starpu_data_handle_t insdg_runtime_comm_token(void) { return comm_token; }
 
 int insdg_runtime_workers(void) { return (int)starpu_cpu_worker_get_count(); }
 
@@ -81,20 +156,32 @@ void insdg_runtime_profile_get(insdg_runtime_profile *p)
 void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op)
 {
   T->comm = MPI_COMM_WORLD;
-  starpu_mpi_comm_rank(T->comm, &T->rank);
-  starpu_mpi_comm_size(T->comm, &T->size);
+  MPI_Comm_rank(T->comm, &T->rank);
+  MPI_Comm_size(T->comm, &T->size);
+  INSDG_CHECK(L->nranks == T->size);
+  T->b_begin = -1, T->b_end = -1;
+  for (int b = 0; b < L->B; ++b)
+    if (L->block_rank[b] == T->rank) {
+      if (T->b_begin < 0) T->b_begin = b;
+      T->b_end = b + 1;
+    }
+  INSDG_CHECK(T->b_begin >= 0);   /* partition.h: every rank owns a contiguous, non-empty range */
   T->L = L;
   T->op = op;
+  T->x = insdg_xplan_create(L, T->rank, L->pair, L->npairs, L->pairs_into);
 }
 
-static int64_t tag_counter = 1;
-
-int64_t insdg_runtime_new_tag(void) { return tag_counter++; }
+void insdg_tasks_fini(insdg_tasks *T)
+{
+  insdg_xplan_destroy(T->x);
+  T->x = NULL;
+}
 
 void insdg_tasks_wait(insdg_tasks *T)
 {
+  (void)T;
   insdg_runtime_waited();
-  starpu_mpi_wait_for_all(T->comm);
+  starpu_task_wait_for_all();
 }
 
 /* submitted and waited for by the main thread only */

@@ -1,18 +1,24 @@
-/* runtime.h -- StarPU + StarPU-MPI start-up and shutdown, and the task context.
+/* runtime.h -- MPI and StarPU start-up and shutdown, and the task context.
  *
- * One code path for one rank and for many: every handle is registered with
- * starpu_mpi_data_register (owner rank, unique tag) and every task goes through
- * starpu_mpi_task_insert, which runs it on the owner of the data it writes and moves
- * what it reads. Every rank builds the same layout (partition/partition.h) and submits
- * the same tasks in the same order.
+ * One code path for one rank and for many. Every rank builds the same layout
+ * (partition/partition.h) and registers and submits tasks for ITS blocks only
+ * (T->b_begin .. T->b_end - 1); what crosses ranks crosses in rank-level tasks of
+ * tasks/exchange.h (one message per neighbour rank per halo exchange, one allgather per
+ * reduction), which every rank submits in the same order. Those tasks take the
+ * communication token (insdg_runtime_comm_token) in RW mode, so StarPU runs them in
+ * submission order on every rank: the ranks meet in the same order, and a worker
+ * waiting in one for its neighbours can never deadlock (tasks/README.md).
  *
  * Worker count and scheduler come from the options when given, else from StarPU's own
- * environment variables (STARPU_NCPU, STARPU_SCHED, ...).
+ * environment variables (STARPU_NCPU, STARPU_SCHED, ...), else from the cores this
+ * process may run on (its affinity mask) shared among the ranks of the node that have
+ * the same mask; workers are bound to those cores.
  */
 #ifndef INSDG_RUNTIME_H
 #define INSDG_RUNTIME_H
 
 #include <mpi.h>
+#include <starpu.h>
 #include <stdint.h>
 
 #include "ops.h"
@@ -23,14 +29,22 @@ typedef struct {
   const char *sched;   /* scheduler name; NULL: STARPU_SCHED or StarPU's default */
 } insdg_runtime_opts;
 
-/* Initialise MPI (through StarPU-MPI) and StarPU. Returns 0, or nonzero with a message. */
+/* Initialise MPI (MPI_THREAD_MULTIPLE: workers run the exchange tasks while the main
+   thread may gather output) and StarPU. Returns 0, or nonzero with a message. */
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen);
-/* Wait for all tasks and shut StarPU-MPI, StarPU and MPI down. */
+/* Wait for all tasks and shut StarPU and MPI down. */
 void insdg_runtime_shutdown(void);
 int insdg_runtime_rank(void);
 int insdg_runtime_size(void);
 int insdg_runtime_workers(void);        /* CPU workers of this rank */
 int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without a CUDA StarPU) */
+/* How the CPU worker count was chosen: "option", "STARPU_NCPU" or "cores" (the cores of
+   this rank's affinity mask, shared among the node's ranks with the same mask). */
+const char *insdg_runtime_workers_origin(void);
+/* The communicator the exchange tasks use (a duplicate of MPI_COMM_WORLD: the main
+   thread's collectives on MPI_COMM_WORLD never mix with theirs) and their token. */
+MPI_Comm insdg_runtime_task_comm(void);
+starpu_data_handle_t insdg_runtime_comm_token(void);
 
 /* StarPU's worker profiling, on when STARPU_PROFILING=1: how much of the workers' time
    went into task functions (the kernels, halo copies and, on a GPU, the launches and the
@@ -51,34 +65,37 @@ void insdg_runtime_profile_get(insdg_runtime_profile *p);
 
 /* What this rank's runtime does, counted where it happens (bench/bench_step.py and
    summary.json "runtime_counters" read them): tasks inserted (every rank inserts every
-   task, INSDG_TASK_INSERT; StarPU-MPI runs it on the owner of the data it writes), host
-   waits (the graph drained, or a handle acquired to read a value), and, counted by
-   PMPI wrappers of this rank's MPI calls (tasks/mpi_count.c), point-to-point messages
-   sent (StarPU-MPI's data and envelopes), their bytes, MPI_Test calls and collectives. */
+   of its blocks and its rank-level tasks, INSDG_TASK_INSERT), host waits (the graph
+   drained, or a handle acquired to read a value), and, counted by PMPI wrappers of this
+   rank's MPI calls (tasks/mpi_count.c), point-to-point messages sent, their bytes,
+   MPI_Test/Testall calls and collectives. */
 typedef struct {
   long tasks, waits, messages, bytes, tests, collectives;
 } insdg_runtime_counters;
 void insdg_runtime_counters_get(insdg_runtime_counters *c);
 void insdg_runtime_task_inserted(void);
 void insdg_runtime_waited(void);
-/* the one place tasks are submitted: starpu_mpi_task_insert, counted */
-#define INSDG_TASK_INSERT(...) (insdg_runtime_task_inserted(), starpu_mpi_task_insert(__VA_ARGS__))
+/* the one place tasks are submitted: starpu_task_insert, counted */
+#define INSDG_TASK_INSERT(...) (insdg_runtime_task_inserted(), starpu_task_insert(__VA_ARGS__))
 
-/* A fresh StarPU-MPI tag. Every rank registers the same handles in the same order, so
-   one process-wide counter gives every handle the same tag on every rank. */
-int64_t insdg_runtime_new_tag(void);
+struct insdg_xplan;
 
-/* What the task layer works on: the layout and the operators (both borrowed). */
+/* What the task layer works on: the layout and the operators (both borrowed), this
+   rank's blocks and the exchange plan of the layout's pair halos (owned). */
 typedef struct insdg_tasks {
-  MPI_Comm comm;
+  MPI_Comm comm;              /* the main thread's collectives */
   int rank, size;
+  int b_begin, b_end;         /* this rank's blocks */
   const insdg_layout *L;
   const insdg_ops *op;
+  struct insdg_xplan *x;      /* halo exchange of L->pair (exchange.h) */
 } insdg_tasks;
 
 void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op);
+void insdg_tasks_fini(insdg_tasks *T);
 
-/* Wait until every submitted task of every rank is done. */
+/* Wait until every task this rank submitted is done (the exchange tasks among them
+   finish only when their neighbours' have: no barrier is needed). */
 void insdg_tasks_wait(insdg_tasks *T);
 
 #endif

@@ -1,6 +1,8 @@
 /* starpu_gpu.c -- device copies and scratch of the StarPU GPU codelets (starpu_gpu.h). */
 #include "starpu_gpu.h"
 
+#include "exchange.h"
+
 #ifdef INSDG_STARPU_GPU
 
 #ifdef INSDG_STARPU_HIP
@@ -124,14 +126,20 @@ void insdg_starpu_gpu_upload(int slot, const double *const *host, int count, siz
     }
 }
 
-void insdg_starpu_gpu_gather_halos(void *buffers[], int first, const insdg_pair_halo *pairs, int npairs, double *dst,
-                                   void *stream)
+void insdg_starpu_gpu_gather_halos(const insdg_xplan *x, int d, void *buffers[], int first, double *dst, void *stream)
 {
-  for (int p = 0; p < npairs; ++p)
-    insdg_starpu_gpu_check(insdg_gpu_memcpy_d2d(dst + pairs[p].dst_offset,
-                                                (const void *)STARPU_VECTOR_GET_PTR(buffers[first + p]),
-                                                sizeof(double) * (size_t)pairs[p].n, stream),
-                           "halo copy");
+  for (int p = x->pairs_into[d]; p < x->pairs_into[d + 1]; ++p) {
+    const insdg_pair_halo *pr = &x->pair[p];
+    const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[first + x->pair_dep[p]]);
+    if (x->dep[x->dep_start[d] + x->pair_dep[p]] >= 0) {   /* a block of this rank: by node */
+      const int *idx = insdg_starpu_gpu_static(pr->src_node, sizeof(int) * (size_t)pr->n);
+      insdg_starpu_gpu_check(insdg_gpu_pack((size_t)pr->n, idx, src, dst + pr->dst_offset, stream), "halo gather");
+    } else {
+      insdg_starpu_gpu_check(insdg_gpu_memcpy_d2d(dst + pr->dst_offset, src + x->pair_off[p],
+                                                  sizeof(double) * (size_t)pr->n, stream),
+                             "halo copy");
+    }
+  }
 }
 
 void insdg_starpu_gpu_release(void)

@@ -77,10 +77,11 @@ void *insdg_starpu_gpu_scratch(int slot, size_t bytes, void *stream);
 void insdg_starpu_gpu_upload(int slot, const double *const *host, int count, size_t n, const double **dev,
                              void *stream);
 
-/* Concatenate a block's pair halos (StarPU vector buffers[first .. first+npairs-1], each
-   copied to dst + offset of its pair) on the stream. */
-void insdg_starpu_gpu_gather_halos(void *buffers[], int first, const insdg_pair_halo *pairs, int npairs,
-                                   double *dst, void *stream);
+/* Block d's halo array dst from its halo sources buffers[first ..] (exchange.h:
+   neighbouring blocks, gathered by node, and receive buffers, copied) on the stream. */
+struct insdg_xplan;
+void insdg_starpu_gpu_gather_halos(const struct insdg_xplan *x, int d, void *buffers[], int first, double *dst,
+                                   void *stream);
 
 /* Abort with the kernel library's message when a launcher or runtime call failed. */
 void insdg_starpu_gpu_check(int rc, const char *what);

@@ -3,21 +3,14 @@
  * [vectors (nvec)] [scalar values read by the coefficient (0..2)]. */
 #include "vec_tasks.h"
 
-#include <starpu_mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "exchange.h"
 #include "starpu_gpu.h"
 
 /* ---- distributed scalars ------------------------------------------------------------ */
-static void register_small(insdg_tasks *T, starpu_data_handle_t *h, double **mem, int n, int owner)
-{
-  *mem = owner == T->rank ? insdg_calloc((size_t)n, sizeof(double)) : NULL;
-  starpu_vector_data_register(h, *mem ? STARPU_MAIN_RAM : -1, (uintptr_t)*mem, (uint32_t)n, sizeof(double));
-  starpu_mpi_data_register(*h, insdg_runtime_new_tag(), owner);
-}
-
 insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp)
 {
   INSDG_CHECK(ncomp >= 1 && ncomp <= INSDG_DSCALAR_MAX);
@@ -26,41 +19,46 @@ insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp)
   s->T = T, s->ncomp = ncomp;
   s->partial = insdg_calloc((size_t)L->B, sizeof(starpu_data_handle_t));
   s->partial_mem = insdg_calloc((size_t)L->B, sizeof(double *));
-  s->value = insdg_calloc((size_t)T->size, sizeof(starpu_data_handle_t));
-  s->value_mem = insdg_calloc((size_t)T->size, sizeof(double *));
-  for (int b = 0; b < L->B; ++b) register_small(T, &s->partial[b], &s->partial_mem[b], ncomp, L->block_rank[b]);
-  for (int r = 0; r < T->size; ++r) register_small(T, &s->value[r], &s->value_mem[r], ncomp, r);
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    s->partial_mem[b] = insdg_calloc((size_t)ncomp, sizeof(double));
+    starpu_vector_data_register(&s->partial[b], STARPU_MAIN_RAM, (uintptr_t)s->partial_mem[b], (uint32_t)ncomp,
+                                sizeof(double));
+  }
+  s->value_mem = insdg_calloc((size_t)ncomp, sizeof(double));
+  starpu_vector_data_register(&s->value, STARPU_MAIN_RAM, (uintptr_t)s->value_mem, (uint32_t)ncomp, sizeof(double));
   return s;
 }
 
 void insdg_dscalar_destroy(insdg_dscalar *s)
 {
   if (!s) return;
-  for (int b = 0; b < s->T->L->B; ++b) starpu_data_unregister(s->partial[b]), free(s->partial_mem[b]);
-  for (int r = 0; r < s->T->size; ++r) starpu_data_unregister(s->value[r]), free(s->value_mem[r]);
-  free(s->partial), free(s->partial_mem), free(s->value), free(s->value_mem);
+  for (int b = s->T->b_begin; b < s->T->b_end; ++b) starpu_data_unregister(s->partial[b]), free(s->partial_mem[b]);
+  starpu_data_unregister(s->value), free(s->value_mem);
+  free(s->partial), free(s->partial_mem);
   free(s);
 }
 
 double insdg_dscalar_get(insdg_dscalar *s, int c)
 {
-  starpu_data_handle_t h = s->value[s->T->rank];
   insdg_runtime_waited();
-  starpu_data_acquire(h, STARPU_R);
-  const double v = s->value_mem[s->T->rank][c];
-  starpu_data_release(h);
+  starpu_data_acquire(s->value, STARPU_R);
+  const double v = s->value_mem[c];
+  starpu_data_release(s->value);
   return v;
 }
 
 /* ---- codelets -------------------------------------------------------------------------- */
-enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS };
+enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS,
+                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP };
 
 typedef struct {
   int kind;
   int n;               /* vector length (block nodes); for V_REDUCE: number of partials */
   int ndots;           /* V_DOTS, V_REDUCE: components */
   double sign;         /* coefficient: sign * num / den */
-  double alpha, beta;  /* V_AXPBY constants */
+  double alpha, beta;  /* V_AXPBY, V_CHEB_* constants */
+  int flag;            /* V_PCG_UPDATE, V_PCG_DOTS: with r_prev; V_CHEB_FIRST: bit 0 zero guess, bit 1 with Ad */
+  int size;            /* V_REDUCE: ranks */
   int num_comp, den_comp, has_num, has_den;
   const insdg_ops *op;
   const insdg_block *b;
@@ -148,6 +146,59 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       for (int i = 0; i < a.n; ++i) z[i] = a.dinv[i] * r[i];
       break;
     }
+    case V_PCG_UPDATE: {   /* [p, Ap, x, r, (r_prev), num, den] */
+      const int k = a.flag ? 5 : 4;
+      a.sign = 1.0;
+      const double cx = coefficient(&a, buffers, k);
+      a.sign = -1.0;
+      const double cr = coefficient(&a, buffers, k);
+      const double *p = VEC(0), *Ap = VEC(1);
+      double *x = VEC(2), *r = VEC(3);
+      if (a.flag) memcpy(VEC(4), r, sizeof(double) * (size_t)a.n);
+      for (int i = 0; i < a.n; ++i) x[i] += cx * p[i];
+      for (int i = 0; i < a.n; ++i) r[i] += cr * Ap[i];
+      break;
+    }
+    case V_PCG_DOTS: {   /* [r, z, (r_prev), partial] */
+      const double *r = VEC(0), *z = VEC(1), *rp = a.flag ? VEC(2) : NULL;
+      double *partial = VEC(a.flag ? 3 : 2);
+      double rz = 0, rr = 0, dz = 0;
+      for (int i = 0; i < a.n; ++i) rz += r[i] * z[i];
+      for (int i = 0; i < a.n; ++i) rr += r[i] * r[i];
+      if (rp) {
+        for (int i = 0; i < a.n; ++i) {
+          const double dr = r[i] - rp[i];
+          dz += dr * z[i];
+        }
+      } else {
+        dz = rz;
+      }
+      partial[0] = rz, partial[1] = rr, partial[2] = dz;
+      break;
+    }
+    case V_CHEB_FIRST: {   /* [b, (Ad), r, d, x]: r = b - Ad, d = alpha dinv r, x = d or x += d */
+      const int zero = a.flag & 1, k = a.flag & 2 ? 2 : 1;
+      const double *bv = VEC(0), *Ad = a.flag & 2 ? VEC(1) : NULL;
+      double *r = VEC(k), *d = VEC(k + 1), *x = VEC(k + 2);
+      for (int i = 0; i < a.n; ++i) {
+        r[i] = Ad ? bv[i] - Ad[i] : bv[i];
+        const double z = a.dinv[i] * r[i];
+        d[i] = a.alpha * z;
+        x[i] = zero ? d[i] : 1.0 * d[i] + 1.0 * x[i];
+      }
+      break;
+    }
+    case V_CHEB_STEP: {   /* [Ad, r, d, x]: r -= Ad, d = alpha dinv r + beta d, x += d */
+      const double *Ad = VEC(0);
+      double *r = VEC(1), *d = VEC(2), *x = VEC(3);
+      for (int i = 0; i < a.n; ++i) {
+        r[i] = -1.0 * Ad[i] + 1.0 * r[i];
+        const double z = a.dinv[i] * r[i];
+        d[i] = a.alpha * z + a.beta * d[i];
+        x[i] = 1.0 * d[i] + 1.0 * x[i];
+      }
+      break;
+    }
     case V_DOTS: {   /* [x0, y0, x1, y1, ..., partial] */
       double *partial = VEC(2 * a.ndots);
       for (int k = 0; k < a.ndots; ++k) {
@@ -158,11 +209,23 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       }
       break;
     }
-    case V_REDUCE: {   /* [partial_0 .. partial_{B-1}, value]: in block order */
-      double *value = VEC(a.n);
-      for (int k = 0; k < a.ndots; ++k) value[k] = 0;
+    case V_REDUCE: {   /* [(token), this rank's partials in block order, value] */
+      const int first = a.size > 1;
+      double *value = VEC(first + a.n), mine[INSDG_DSCALAR_MAX];
+      for (int k = 0; k < a.ndots; ++k) mine[k] = 0;
       for (int b = 0; b < a.n; ++b)
-        for (int k = 0; k < a.ndots; ++k) value[k] += VEC(b)[k];
+        for (int k = 0; k < a.ndots; ++k) mine[k] += VEC(first + b)[k];
+      if (a.size == 1) {
+        for (int k = 0; k < a.ndots; ++k) value[k] = mine[k];
+      } else {   /* every rank adds the ranks' sums in rank order: the same bits everywhere */
+        double *all = insdg_thread_scratch(1, (size_t)a.size * INSDG_DSCALAR_MAX);
+        MPI_Request req;
+        MPI_Iallgather(mine, a.ndots, MPI_DOUBLE, all, a.ndots, MPI_DOUBLE, insdg_runtime_task_comm(), &req);
+        insdg_mpi_wait_quietly(1, &req);
+        for (int k = 0; k < a.ndots; ++k) value[k] = 0;
+        for (int r = 0; r < a.size; ++r)
+          for (int k = 0; k < a.ndots; ++k) value[k] += all[r * a.ndots + k];
+      }
       break;
     }
     default:
@@ -192,7 +255,7 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
   vec_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
 #ifdef INSDG_GPU_CODELETS_ON_CPU
-  if (a.kind == V_DOTS) {   /* the emulation runs the 256-block reduction in ~0.1 s: too slow for a run */
+  if (a.kind == V_DOTS || a.kind == V_PCG_DOTS) {   /* the emulation runs the 256-block reduction in ~0.1 s: too slow for a run */
     vec_op_cpu(buffers, cl_arg);
     return;
   }
@@ -217,6 +280,47 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
     case V_JACOBI:
       rc = insdg_gpu_jacobi(n, insdg_starpu_gpu_static(a.dinv, sizeof(double) * n), VEC(0), VEC(1), stream);
       break;
+    case V_PCG_UPDATE: {   /* the same launches as the unfused updates */
+      const int k = a.flag ? 5 : 4;
+      vec_args b = a;
+      b.sign = 1.0;
+      const insdg_gpu_coef cx = coefficient_dev(&b, buffers, k);
+      b.sign = -1.0;
+      const insdg_gpu_coef cr = coefficient_dev(&b, buffers, k);
+      rc = a.flag ? insdg_gpu_copy(n, VEC(3), VEC(4), stream) : 0;
+      if (!rc) rc = insdg_gpu_axpy(n, cx, VEC(0), VEC(2), stream);
+      if (!rc) rc = insdg_gpu_axpy(n, cr, VEC(1), VEC(3), stream);
+      break;
+    }
+    case V_PCG_DOTS: {
+      const double *x[3] = {VEC(0), VEC(0), VEC(0)}, *y[3] = {VEC(1), VEC(0), VEC(1)};
+      double *partial = VEC(a.flag ? 3 : 2);
+      double *work = insdg_starpu_gpu_scratch(2, sizeof(double) * (n + 3 * INSDG_GPU_DOTS_BLOCKS), stream);
+      rc = 0;
+      if (a.flag) rc = insdg_gpu_sub(n, VEC(0), VEC(2), work + 3 * INSDG_GPU_DOTS_BLOCKS, stream), x[2] = work + 3 * INSDG_GPU_DOTS_BLOCKS;
+      if (!rc) rc = insdg_gpu_dots(n, 3, x, y, partial, work, stream);
+      break;
+    }
+    case V_CHEB_FIRST: {
+      const int k = a.flag & 2 ? 2 : 1;
+      const double *dinv = insdg_starpu_gpu_static(a.dinv, sizeof(double) * n);
+      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
+      rc = a.flag & 2 ? insdg_gpu_sub(n, VEC(0), VEC(1), VEC(k), stream) : insdg_gpu_copy(n, VEC(0), VEC(k), stream);
+      if (!rc) rc = insdg_gpu_jacobi(n, dinv, VEC(k), z, stream);
+      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, 0.0, VEC(k + 1), stream);
+      if (!rc) rc = a.flag & 1 ? insdg_gpu_copy(n, VEC(k + 1), VEC(k + 2), stream)
+                               : insdg_gpu_axpby(n, 1.0, VEC(k + 1), 1.0, VEC(k + 2), stream);
+      break;
+    }
+    case V_CHEB_STEP: {
+      const double *dinv = insdg_starpu_gpu_static(a.dinv, sizeof(double) * n);
+      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
+      rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
+      if (!rc) rc = insdg_gpu_jacobi(n, dinv, VEC(1), z, stream);
+      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, VEC(2), stream);
+      if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
+      break;
+    }
     case V_DOTS: {
       const double *x[INSDG_DSCALAR_MAX], *y[INSDG_DSCALAR_MAX];
       for (int k = 0; k < a.ndots; ++k) x[k] = VEC(2 * k), y[k] = VEC(2 * k + 1);
@@ -238,7 +342,9 @@ static struct starpu_codelet vec_cl = {
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_vec"};
 static struct starpu_codelet reduce_cl = {
     .cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_reduce"};
-static const char *vec_name[] = {"axpy", "xpay", "copy", "sub", "inverse_mass", "jacobi", "dots", "reduce", "axpby", "mass"};
+static const char *vec_name[] = {"axpy",       "xpay",     "copy",       "sub",       "inverse_mass",
+                                 "jacobi",     "dots",     "reduce",     "axpby",     "mass",
+                                 "pcg_update", "pcg_dots", "cheb_first", "cheb_step"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -246,8 +352,9 @@ static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int
   vec_cl.where = insdg_starpu_gpu_where();
 #endif
   struct starpu_codelet *cl = a->kind == V_REDUCE ? &reduce_cl : &vec_cl;
-  const int status = INSDG_TASK_INSERT(T->comm, cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a,
-                                            sizeof *a, STARPU_NAME, vec_name[a->kind], 0);
+  (void)T;
+  const int status = INSDG_TASK_INSERT(cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, a, sizeof *a, STARPU_NAME,
+                                       vec_name[a->kind], 0);
   INSDG_CHECK(status == 0);
 }
 
@@ -258,7 +365,7 @@ static void per_block(vec_args proto, insdg_dfield **vec, const enum starpu_data
   insdg_tasks *T = vec[0]->T;
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np;
-  for (int b = 0; b < L->B; ++b) {
+  for (int b = T->b_begin; b < T->b_end; ++b) {
     vec_args a = proto;
     a.n = L->block[b]->K * Np, a.op = T->op, a.b = L->block[b];
     if (a.dinv) a.dinv += (size_t)L->block_start[b] * Np;
@@ -266,11 +373,10 @@ static void per_block(vec_args proto, insdg_dfield **vec, const enum starpu_data
     int nd = 0;
     for (int k = 0; k < nvec; ++k) d[nd++] = (struct starpu_data_descr){vec[k]->block[b], modes[k]};
     if (c) {
-      const int r = L->block_rank[b];
       a.sign = c->sign, a.has_num = c->num.s != NULL, a.has_den = c->den.s != NULL;
       a.num_comp = c->num.comp, a.den_comp = c->den.comp;
-      if (a.has_num) d[nd++] = (struct starpu_data_descr){c->num.s->value[r], STARPU_R};
-      if (a.has_den) d[nd++] = (struct starpu_data_descr){c->den.s->value[r], STARPU_R};
+      if (a.has_num) d[nd++] = (struct starpu_data_descr){c->num.s->value, STARPU_R};
+      if (a.has_den) d[nd++] = (struct starpu_data_descr){c->den.s->value, STARPU_R};
     }
     insert(T, &a, d, nd);
   }
@@ -320,12 +426,25 @@ void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z)
             (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
 }
 
+/* one reduce task on this rank: its partials in block order, then across ranks */
+static void submit_reduce(insdg_dscalar *s)
+{
+  insdg_tasks *T = s->T;
+  const int nb = T->b_end - T->b_begin, first = T->size > 1;
+  struct starpu_data_descr *d = insdg_thread_scratch_descr(nb + 2);
+  if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
+  for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){s->partial[b], STARPU_R};
+  d[first + nb] = (struct starpu_data_descr){s->value, STARPU_W};
+  vec_args a = {.kind = V_REDUCE, .n = nb, .ndots = s->ncomp, .size = T->size};
+  insert(T, &a, d, first + nb + 1);
+}
+
 void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscalar *s)
 {
   insdg_tasks *T = s->T;
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np;
-  for (int b = 0; b < L->B; ++b) {
+  for (int b = T->b_begin; b < T->b_end; ++b) {
     vec_args a = {.kind = V_DOTS, .n = L->block[b]->K * Np, .ndots = s->ncomp};
     struct starpu_data_descr d[2 * INSDG_DSCALAR_MAX + 1];
     int nd = 0;
@@ -334,12 +453,52 @@ void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscal
     d[nd++] = (struct starpu_data_descr){s->partial[b], STARPU_W};
     insert(T, &a, d, nd);
   }
-  struct starpu_data_descr *d = insdg_malloc(sizeof *d * ((size_t)L->B + 1));
-  for (int r = 0; r < T->size; ++r) {   /* every rank sums all partials, in block order */
-    vec_args a = {.kind = V_REDUCE, .n = L->B, .ndots = s->ncomp};
-    for (int b = 0; b < L->B; ++b) d[b] = (struct starpu_data_descr){s->partial[b], STARPU_R};
-    d[L->B] = (struct starpu_data_descr){s->value[r], STARPU_W};
-    insert(T, &a, d, L->B + 1);
+  submit_reduce(s);
+}
+
+void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s)
+{
+  insdg_tasks *T = s->T;
+  const insdg_layout *L = T->L;
+  INSDG_CHECK(s->ncomp == 3);
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    vec_args a = {.kind = V_PCG_DOTS, .n = L->block[b]->K * L->mesh->ref->Np, .ndots = 3, .flag = r_prev != NULL};
+    struct starpu_data_descr d[4];
+    int nd = 0;
+    d[nd++] = (struct starpu_data_descr){r->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_R};
+    if (r_prev) d[nd++] = (struct starpu_data_descr){r_prev->block[b], STARPU_R};
+    d[nd++] = (struct starpu_data_descr){s->partial[b], STARPU_W};
+    insert(T, &a, d, nd);
   }
-  free(d);
+  submit_reduce(s);
+}
+
+void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_dfield *Ap, insdg_dfield *x,
+                           insdg_dfield *r, insdg_dfield *r_prev)
+{
+  const insdg_coef c = {1.0, num, den};   /* the sign is set per update inside the task */
+  if (r_prev)
+    per_block((vec_args){.kind = V_PCG_UPDATE, .flag = 1}, (insdg_dfield *[]){p, Ap, x, r, r_prev},
+              (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_RW, STARPU_RW, STARPU_W}, 5, &c);
+  else
+    per_block((vec_args){.kind = V_PCG_UPDATE}, (insdg_dfield *[]){p, Ap, x, r},
+              (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_RW, STARPU_RW}, 4, &c);
+}
+
+void insdg_task_cheb_first(const double *dinv, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
+                           insdg_dfield *d, insdg_dfield *x, int zero_guess)
+{
+  const vec_args a = {.kind = V_CHEB_FIRST, .alpha = c, .dinv = dinv, .flag = (zero_guess ? 1 : 0) | (Ad ? 2 : 0)};
+  const enum starpu_data_access_mode xm = zero_guess ? STARPU_W : STARPU_RW;
+  if (Ad)
+    per_block(a, (insdg_dfield *[]){b, Ad, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_W, STARPU_W, xm}, 5, NULL);
+  else
+    per_block(a, (insdg_dfield *[]){b, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_W, STARPU_W, xm}, 4, NULL);
+}
+
+void insdg_task_cheb_step(const double *dinv, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+                          insdg_dfield *d, insdg_dfield *x)
+{
+  per_block((vec_args){.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = dinv}, (insdg_dfield *[]){Ad, r, d, x},
+            (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_RW, STARPU_RW}, 4, NULL);
 }

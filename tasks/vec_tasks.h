@@ -1,13 +1,14 @@
 /* vec_tasks.h -- the vector algebra of Krylov methods as tasks over blocks, and scalars
  * that flow as StarPU data (DESIGN.md "A time step as a task graph").
  *
- * A distributed scalar (insdg_dscalar) of ncomp components has one partial per block
- * (written by that block's dot task, on the block's rank) and one value per rank (a
- * reduce task on every rank sums all partials in block order, so every rank holds the
- * same bits: sums do not depend on worker count, scheduling or message order, and every
- * rank takes the same decisions). Tasks on rank r read value[r]; the host reads its own
- * rank's value with insdg_dscalar_get, which waits for it: that is the only place the
- * host waits.
+ * A distributed scalar (insdg_dscalar) of ncomp components has one partial per block of
+ * this rank (written by that block's dot task) and one value on every rank: one reduce
+ * task per rank sums its blocks' partials in block order and, on several ranks,
+ * allgathers the ranks' sums (one collective) and adds them in rank order. So every rank
+ * holds the same bits, sums do not depend on worker count, scheduling or message order,
+ * and every rank takes the same decisions; one rank gives the bits of a plain sum in
+ * block order. The host reads the value with insdg_dscalar_get, which waits for it: that
+ * is the only place the host waits.
  *
  * Coefficients of vector updates are ratios of scalar components, c = sign * a / b, so
  * PCG's alpha = rz / pAp never leaves the task graph.
@@ -22,9 +23,9 @@ enum { INSDG_DSCALAR_MAX = 4 };
 typedef struct insdg_dscalar {
   insdg_tasks *T;
   int ncomp;
-  starpu_data_handle_t *partial;   /* [B] vectors of ncomp */
-  starpu_data_handle_t *value;     /* [nranks] vectors of ncomp */
-  double **partial_mem, **value_mem;
+  starpu_data_handle_t *partial;   /* [B] vectors of ncomp (this rank's blocks) */
+  starpu_data_handle_t value;      /* ncomp: the sum over all blocks of all ranks */
+  double **partial_mem, *value_mem;
 } insdg_dscalar;
 
 insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp);
@@ -65,5 +66,20 @@ void insdg_task_inverse_mass(insdg_dfield *r, insdg_dfield *z);
 void insdg_task_mass(double alpha, insdg_dfield *r, insdg_dfield *z);
 /* z = r .* dinv, dinv [K][Np] on the renumbered mesh (host memory every rank holds) */
 void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z);
+
+/* Fused updates: one task per block for what would be three or four.
+   PCG: with alpha = num / den, (r_prev = r when r_prev is not NULL), x += alpha p,
+   r -= alpha Ap. */
+void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_dfield *Ap, insdg_dfield *x,
+                           insdg_dfield *r, insdg_dfield *r_prev);
+/* PCG: s = (r.z, r.r, (r - r_prev).z), or (r.z, r.r, r.z) when r_prev is NULL */
+void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s);
+/* Chebyshev, first step: r = b - Ad (Ad NULL: r = b), d = c dinv r, then x = d
+   (zero_guess) or x += d */
+void insdg_task_cheb_first(const double *dinv, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
+                           insdg_dfield *d, insdg_dfield *x, int zero_guess);
+/* Chebyshev, later steps: r -= Ad, d = c1 dinv r + c2 d, x += d */
+void insdg_task_cheb_step(const double *dinv, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+                          insdg_dfield *d, insdg_dfield *x);
 
 #endif

@@ -1,0 +1,239 @@
+/* exchange.c -- exchange plans, the exchange codelet and quiet MPI waits (exchange.h). */
+#define _GNU_SOURCE
+#include "exchange.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "error.h"
+
+enum { EXCHANGE_TAG = 17 };
+
+insdg_xplan *insdg_xplan_create(const insdg_layout *L, int rank, const insdg_pair_halo *pairs, int npairs,
+                                const int *pairs_into)
+{
+  insdg_xplan *x = insdg_calloc(1, sizeof *x);
+  x->L = L, x->pair = pairs, x->npairs = npairs, x->pairs_into = pairs_into, x->rank = rank;
+  x->b_begin = -1;
+  for (int b = 0; b < L->B; ++b)
+    if (L->block_rank[b] == rank) {
+      if (x->b_begin < 0) x->b_begin = b;
+      x->b_end = b + 1;
+    }
+  /* neighbour ranks: any rank a pair crosses to or from */
+  int *slot = insdg_malloc(sizeof(int) * (size_t)L->nranks);
+  for (int r = 0; r < L->nranks; ++r) slot[r] = -1;
+  for (int p = 0; p < npairs; ++p) {
+    const int rs = L->block_rank[pairs[p].src], rd = L->block_rank[pairs[p].dst];
+    if (rs == rank && rd != rank) slot[rd] = 0;
+    if (rd == rank && rs != rank) slot[rs] = 0;
+  }
+  x->nbr = insdg_malloc(sizeof(int) * (size_t)(L->nranks + 1));
+  for (int r = 0; r < L->nranks; ++r)
+    if (slot[r] == 0) slot[r] = x->nnbr, x->nbr[x->nnbr++] = r;
+  /* what goes to each neighbour, in pair order; what comes from each, at which offset */
+  x->send_start = insdg_calloc((size_t)x->nnbr + 1, sizeof(int));
+  x->recv_n = insdg_calloc((size_t)x->nnbr + 1, sizeof(int));
+  x->pair_off = insdg_malloc(sizeof(int) * (size_t)(npairs + 1));
+  for (int p = 0; p < npairs; ++p) {
+    const int rs = L->block_rank[pairs[p].src], rd = L->block_rank[pairs[p].dst];
+    x->pair_off[p] = 0;
+    if (rs == rank && rd != rank) x->send_start[slot[rd] + 1] += pairs[p].n;
+    if (rd == rank && rs != rank) x->pair_off[p] = x->recv_n[slot[rs]], x->recv_n[slot[rs]] += pairs[p].n;
+  }
+  for (int q = 0; q < x->nnbr; ++q) x->send_start[q + 1] += x->send_start[q];
+  const int nsend = x->send_start[x->nnbr];
+  x->send_blk = insdg_malloc(sizeof(int) * (size_t)(nsend + 1));
+  x->send_node = insdg_malloc(sizeof(int) * (size_t)(nsend + 1));
+  int *at = insdg_malloc(sizeof(int) * (size_t)(x->nnbr + 1));
+  for (int q = 0; q < x->nnbr; ++q) at[q] = x->send_start[q];
+  for (int p = 0; p < npairs; ++p) {
+    const int rs = L->block_rank[pairs[p].src], rd = L->block_rank[pairs[p].dst];
+    if (rs != rank || rd == rank) continue;
+    for (int k = 0; k < pairs[p].n; ++k)
+      x->send_blk[at[slot[rd]]] = pairs[p].src, x->send_node[at[slot[rd]]++] = pairs[p].src_node[k];
+  }
+  free(at);
+  /* the buffers each owned block's halo reads */
+  x->dep_start = insdg_calloc((size_t)L->B + 1, sizeof(int));
+  x->dep = insdg_malloc(sizeof(int) * (size_t)(npairs + 1));
+  x->pair_dep = insdg_malloc(sizeof(int) * (size_t)(npairs + 1));
+  int ndep = 0;
+  for (int d = 0; d < L->B; ++d) {
+    x->dep_start[d] = ndep;
+    if (L->block_rank[d] != rank) continue;
+    for (int p = pairs_into[d]; p < pairs_into[d + 1]; ++p) {
+      const int rs = L->block_rank[pairs[p].src];
+      const int code = rs == rank ? pairs[p].src : -(slot[rs] + 1);
+      int j = x->dep_start[d];
+      while (j < ndep && x->dep[j] != code) ++j;
+      if (j == ndep) x->dep[ndep++] = code;
+      x->pair_dep[p] = j - x->dep_start[d];
+    }
+  }
+  x->dep_start[L->B] = ndep;
+  for (int d = L->B - 1; d >= 0; --d)   /* blocks of other ranks: empty ranges */
+    if (L->block_rank[d] != rank) x->dep_start[d] = x->dep_start[d + 1];
+  free(slot);
+  return x;
+}
+
+void insdg_xplan_destroy(insdg_xplan *x)
+{
+  if (!x) return;
+  free(x->nbr), free(x->send_start), free(x->send_blk), free(x->send_node), free(x->recv_n);
+  free(x->dep_start), free(x->dep), free(x->pair_dep), free(x->pair_off);
+  free(x);
+}
+
+starpu_data_handle_t *insdg_xplan_recv_create(const insdg_xplan *x, double ***mem)
+{
+  starpu_data_handle_t *h = insdg_calloc((size_t)x->nnbr + 1, sizeof(starpu_data_handle_t));
+  *mem = insdg_calloc((size_t)x->nnbr + 1, sizeof(double *));
+  for (int q = 0; q < x->nnbr; ++q) {
+    const int n = x->recv_n[q] > 0 ? x->recv_n[q] : 1;
+    (*mem)[q] = insdg_calloc((size_t)n, sizeof(double));
+    starpu_vector_data_register(&h[q], STARPU_MAIN_RAM, (uintptr_t)(*mem)[q], (uint32_t)n, sizeof(double));
+  }
+  return h;
+}
+
+void insdg_xplan_recv_destroy(const insdg_xplan *x, starpu_data_handle_t *h, double **mem)
+{
+  if (!h) return;
+  for (int q = 0; q < x->nnbr; ++q) starpu_data_unregister(h[q]), free(mem[q]);
+  free(h), free(mem);
+}
+
+int insdg_xplan_halo_descr(const insdg_xplan *x, int d, starpu_data_handle_t *blocks, starpu_data_handle_t *recv,
+                           struct starpu_data_descr *descr)
+{
+  int n = 0;
+  for (int j = x->dep_start[d]; j < x->dep_start[d + 1]; ++j) {
+    const int code = x->dep[j];
+    descr[n++] = (struct starpu_data_descr){code >= 0 ? blocks[code] : recv[-code - 1], STARPU_R};
+  }
+  return n;
+}
+
+void insdg_xplan_gather(const insdg_xplan *x, int d, void *buffers[], int first, double *h)
+{
+  for (int p = x->pairs_into[d]; p < x->pairs_into[d + 1]; ++p) {
+    const insdg_pair_halo *pr = &x->pair[p];
+    const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[first + x->pair_dep[p]]);
+    double *dst = h + pr->dst_offset;
+    if (x->dep[x->dep_start[d] + x->pair_dep[p]] >= 0)
+      for (int k = 0; k < pr->n; ++k) dst[k] = src[pr->src_node[k]];
+    else
+      memcpy(dst, src + x->pair_off[p], sizeof(double) * (size_t)pr->n);
+  }
+}
+
+/* ---- quiet waits and per-thread scratch ---------------------------------------------- */
+void insdg_mpi_wait_quietly(int n, MPI_Request *req)
+{
+  static __thread int slack_set = 0;
+  if (!slack_set) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0), slack_set = 1;   /* 1 us, not 50 */
+  for (int i = 0;; ++i) {
+    int done = 0;
+    MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    if (done) return;
+    if (i >= 32) nanosleep(&(struct timespec){0, i < 1000 ? 5000 : 50000}, NULL);
+  }
+}
+
+double *insdg_thread_scratch(int slot, size_t n)
+{
+  static __thread double *buf[4];
+  static __thread size_t cap[4];
+  INSDG_CHECK(slot >= 0 && slot < 4);
+  if (cap[slot] < n) {
+    free(buf[slot]);
+    cap[slot] = n + n / 2 + 16;
+    buf[slot] = insdg_malloc(sizeof(double) * cap[slot]);
+  }
+  return buf[slot];
+}
+
+struct starpu_data_descr *insdg_thread_scratch_descr(int n)
+{
+  static __thread struct starpu_data_descr *d;
+  static __thread int cap;
+  if (cap < n) {
+    free(d);
+    cap = n + 16;
+    d = insdg_malloc(sizeof *d * (size_t)cap);
+  }
+  return d;
+}
+
+static MPI_Request *thread_requests(int n)
+{
+  static __thread MPI_Request *req;
+  static __thread int cap;
+  if (cap < n) {
+    free(req);
+    cap = n + 8;
+    req = insdg_malloc(sizeof(MPI_Request) * (size_t)cap);
+  }
+  return req;
+}
+
+/* ---- the exchange codelet: [token] [nf x own blocks] [nf x nnbr receive buffers] ------ */
+typedef struct {
+  const insdg_xplan *x;
+  int nf;
+} exchange_args;
+
+static void exchange_cpu(void *buffers[], void *cl_arg)
+{
+  exchange_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  const insdg_xplan *x = a.x;
+  const int nf = a.nf, nb = x->b_end - x->b_begin, nq = x->nnbr;
+  int nrecv = 0;
+  for (int q = 0; q < nq; ++q) nrecv += x->recv_n[q];
+  const int nsend = x->send_start[nq];
+  double *sbuf = insdg_thread_scratch(2, (size_t)nf * nsend + 1), *rbuf = insdg_thread_scratch(3, (size_t)nf * nrecv + 1);
+  MPI_Request *req = thread_requests(2 * nq);
+  const MPI_Comm comm = insdg_runtime_task_comm();
+  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
+    MPI_Irecv(rbuf + off, nf * x->recv_n[q], MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &req[q]);
+  for (int q = 0; q < nq; ++q) {
+    const int s0 = x->send_start[q], n = x->send_start[q + 1] - s0;
+    double *out = sbuf + (size_t)nf * s0;
+    for (int f = 0; f < nf; ++f)
+      for (int i = 0; i < n; ++i) {
+        const double *blk = (const double *)STARPU_VECTOR_GET_PTR(buffers[1 + f * nb + x->send_blk[s0 + i] - x->b_begin]);
+        out[(size_t)f * n + i] = blk[x->send_node[s0 + i]];
+      }
+    MPI_Isend(out, nf * n, MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &req[nq + q]);
+  }
+  insdg_mpi_wait_quietly(2 * nq, req);
+  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
+    for (int f = 0; f < nf; ++f)
+      memcpy((double *)STARPU_VECTOR_GET_PTR(buffers[1 + nf * nb + f * nq + q]), rbuf + off + (size_t)f * x->recv_n[q],
+             sizeof(double) * (size_t)x->recv_n[q]);
+}
+
+static struct starpu_codelet exchange_cl = {
+    .cpu_funcs = {exchange_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_exchange"};
+
+void insdg_task_exchange(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks,
+                         starpu_data_handle_t *const *recv)
+{
+  if (x->nnbr == 0) return;
+  const int nb = x->b_end - x->b_begin, nd = 1 + nf * (nb + x->nnbr);
+  struct starpu_data_descr *d = insdg_thread_scratch_descr(nd);
+  int n = 0;
+  d[n++] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
+  for (int f = 0; f < nf; ++f)
+    for (int b = x->b_begin; b < x->b_end; ++b) d[n++] = (struct starpu_data_descr){blocks[f][b], STARPU_R};
+  for (int f = 0; f < nf; ++f)
+    for (int q = 0; q < x->nnbr; ++q) d[n++] = (struct starpu_data_descr){recv[f][q], STARPU_W};
+  exchange_args a = {x, nf};
+  INSDG_CHECK(INSDG_TASK_INSERT(&exchange_cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, &a, sizeof a,
+                                STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
+}
