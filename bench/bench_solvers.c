@@ -98,6 +98,7 @@ static row run(insdg_mesh *mesh, int N, int nblocks)
 
   free(xs), free(dinv), free(bh), free(zero), free(bc);
   insdg_dfield_destroy(b), insdg_dfield_destroy(x), insdg_dfield_destroy(ux), insdg_dfield_destroy(uy);
+  insdg_tasks_fini(&T);
   insdg_layout_destroy(L);
   insdg_ops_destroy(op);
   insdg_ref_destroy(ref);

@@ -127,6 +127,7 @@ int main(int argc, char **argv)
       insdg_dfield_destroy(u), insdg_dfield_destroy(v), insdg_dfield_destroy(a), insdg_dfield_destroy(b),
           insdg_dfield_destroy(c);
       free(init), free(bc);
+      insdg_tasks_fini(&T);
       insdg_layout_destroy(L);
     }
     insdg_ops_destroy(op);

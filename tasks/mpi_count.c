@@ -1,9 +1,10 @@
 /* mpi_count.c -- the MPI profiling interface (MPI standard, §14.2): these definitions of
- * MPI_Isend, MPI_Issend, MPI_Send, MPI_Ssend, MPI_Test, MPI_Allreduce and MPI_Bcast
- * take the place of the library's for the whole process (StarPU-MPI's progress thread
- * included, whose calls come from libstarpumpi), count, and call the PMPI_ entry points.
- * The program links this file because runtime.c calls insdg_mpi_counters_get.
- * Counters are atomic: StarPU-MPI's thread and the main thread both call MPI. */
+ * MPI_Isend, MPI_Issend, MPI_Send, MPI_Ssend, MPI_Test, MPI_Testall and the collectives
+ * insdg calls (MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Iallgather, MPI_Iallgatherv)
+ * take the place of the library's for the whole process, count, and call the PMPI_
+ * entry points. The program links this file because runtime.c calls
+ * insdg_mpi_counters_get. Counters are atomic: worker threads (the exchange tasks) and
+ * the main thread both call MPI. */
 #include "mpi_count.h"
 
 #include <mpi.h>
@@ -47,6 +48,34 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
   atomic_fetch_add_explicit(&tests, 1, memory_order_relaxed);
   return PMPI_Test(req, flag, status);
+}
+
+int MPI_Testall(int n, MPI_Request req[], int *flag, MPI_Status status[])
+{
+  atomic_fetch_add_explicit(&tests, 1, memory_order_relaxed);
+  return PMPI_Testall(n, req, flag, status);
+}
+
+static void collective(void) { atomic_fetch_add_explicit(&collectives, 1, memory_order_relaxed); }
+
+int MPI_Allgather(const void *in, int n, MPI_Datatype t, void *out, int m, MPI_Datatype u, MPI_Comm comm)
+{
+  collective();
+  return PMPI_Allgather(in, n, t, out, m, u, comm);
+}
+
+int MPI_Iallgather(const void *in, int n, MPI_Datatype t, void *out, int m, MPI_Datatype u, MPI_Comm comm,
+                   MPI_Request *req)
+{
+  collective();
+  return PMPI_Iallgather(in, n, t, out, m, u, comm, req);
+}
+
+int MPI_Iallgatherv(const void *in, int n, MPI_Datatype t, void *out, const int counts[], const int displs[],
+                    MPI_Datatype u, MPI_Comm comm, MPI_Request *req)
+{
+  collective();
+  return PMPI_Iallgatherv(in, n, t, out, counts, displs, u, comm, req);
 }
 
 int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)

@@ -65,6 +65,7 @@ typedef struct {
   FILE *csv;            /* rank 0 */
   char csv_path[INSDG_CASE_PATH_LEN + 32];
   int csv_continue;     /* rank 0, --restart: diagnostics.csv exists; keep its rows up to the restart step */
+  const char *blocks_origin;   /* "option" (--blocks) or "default" */
   int nsteps;
 } setup;
 
@@ -202,7 +203,13 @@ static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, c
   s->ref = insdg_ref_create(s->c->order);
   s->op = insdg_ops_create(s->ref);
   insdg_mesh_set_ref(s->mesh, s->ref);
-  const int nblocks = o->blocks > 0 ? o->blocks : 4 * size;
+  /* default: 4 blocks per rank, or one per worker where a rank has more than 4 (the same
+     count on every rank: the largest); results are bitwise the same for any worker count
+     at a given block count (tasks/README.md) */
+  int workers = insdg_runtime_workers() + insdg_runtime_cuda_workers(), most = workers;
+  MPI_Allreduce(&workers, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int nblocks = o->blocks > 0 ? o->blocks : size * (most > 4 ? most : 4);
+  s->blocks_origin = o->blocks > 0 ? "option" : "default";
   if (agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
   return agree(open_output(s, o, rank, err, errlen), err, errlen);
 }
@@ -815,8 +822,10 @@ static void json_counters(FILE *f, const run_state *r)
     fprintf(f, "}");
   }
   const double p_iterations = (double)r->iterations[2];   /* PCG iterations of the steps run here */
+  int mine = 0;   /* this rank's blocks: it submits their tasks and its rank-level ones */
+  for (int b = 0; b < r->s->L->B; ++b) mine += r->s->L->block_rank[b] == r->rank;
   fprintf(f, ", \"pressure_tasks_per_iteration_per_block\": ");
-  json_number(f, p_iterations > 0 ? r->stage_tasks[INSDG_STAGE_PRESSURE] / p_iterations / r->s->L->B : NAN);
+  json_number(f, p_iterations > 0 ? r->stage_tasks[INSDG_STAGE_PRESSURE] / p_iterations / mine : NAN);
   fprintf(f, "}");
 }
 
@@ -832,6 +841,8 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"N\": %d,\n  \"K\": %ld,\n  \"dofs\": %ld,\n  \"ranks\": %d,\n  \"blocks\": %d,\n  \"workers\": %d",
           c->order, K, 3 * K * Np, r->size, s->L->B, r->workers);
   fprintf(f, ",\n  \"cuda_workers\": %d", r->cuda_workers);
+  fprintf(f, ",\n  \"blocks_origin\": "), json_string(f, s->blocks_origin);
+  fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
@@ -940,9 +951,10 @@ static void print_start(const run_state *r)
   printf("insdg run: case %s (%s)\n", c->name, c->path);
   printf("  mesh %s: K = %d triangles, order N = %d (%d nodes per element), %ld degrees of freedom\n", c->mesh,
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
-  printf("  %d rank(s), %d blocks, %d CPU and %d CUDA worker(s) per rank; nu = %g, dt = %g, %d steps to t = %g, "
-         "BDF/EXT order %d, %d substeps\n",
-         r->size, s->L->B, r->workers, r->cuda_workers, c->nu, c->dt, s->nsteps, c->final_time, c->time_order, c->substeps);
+  printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank\n", r->size, s->L->B,
+         s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers);
+  printf("  nu = %g, dt = %g, %d steps to t = %g, BDF/EXT order %d, %d substeps\n", c->nu, c->dt, s->nsteps,
+         c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
          s->outdir);
   fflush(stdout);

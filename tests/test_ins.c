@@ -118,6 +118,7 @@ static insdg_ins *problem_stepper(problem *pb)
 static void problem_destroy(problem *pb)
 {
   free(pb->bc_vel), free(pb->bc_p), free(pb->u0), free(pb->v0), free(pb->p0);
+  insdg_tasks_fini(&pb->T);
   insdg_layout_destroy(pb->L);
   insdg_ops_destroy(pb->op);
   insdg_ref_destroy(pb->ref);

@@ -125,6 +125,7 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   free(u), free(bc), free(g), free(host);
   insdg_dfield_destroy(b), insdg_dfield_destroy(x), insdg_dfield_destroy(ag), insdg_dfield_destroy(ux),
       insdg_dfield_destroy(uy);
+  insdg_tasks_fini(&T);
   insdg_layout_destroy(L);
   insdg_ops_destroy(op);
   insdg_ref_destroy(ref);

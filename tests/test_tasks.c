@@ -144,6 +144,7 @@ int main(int argc, char **argv)
   for (int k = 0; k < NOUT; ++k) insdg_dfield_destroy(out[k]), free(got[k]), free(want[k]);
   insdg_dfield_destroy(uy);
   free(bc);
+  insdg_tasks_fini(&T);
   insdg_layout_destroy(L);
   insdg_ops_destroy(op);
   insdg_ref_destroy(ref);
