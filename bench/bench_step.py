@@ -91,8 +91,6 @@ def run(args, setting, steps, outdir, profile=False):
     env = dict(os.environ, STARPU_SILENT="1", STARPU_NCPU=str(workers), STARPU_HOME=args.work,
                OPENBLAS_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
-    if ranks > 1:
-        env["STARPU_WORKERS_NOBIND"] = "1"
     if profile:
         env["STARPU_PROFILING"] = "1"
     cmd = [args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]

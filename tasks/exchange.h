@@ -66,9 +66,11 @@ void insdg_xplan_gather(const insdg_xplan *x, int d, void *buffers[], int first,
 void insdg_task_exchange(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks,
                          starpu_data_handle_t *const *recv);
 
-/* Wait for MPI requests without taking the core from the workers (tests, then short
-   sleeps). */
+/* Wait for MPI requests without taking the core from others for long: test for up to
+   ~20 us (a balanced neighbour arrives within that), then test between short sleeps.
+   The time spent is summed over the threads (insdg_mpi_wait_seconds). */
 void insdg_mpi_wait_quietly(int n, MPI_Request *req);
+double insdg_mpi_wait_seconds(void);
 
 /* This thread's scratch of at least n doubles (slot 0..3), kept for the next task. */
 double *insdg_thread_scratch(int slot, size_t n);

@@ -203,12 +203,12 @@ static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, c
   s->ref = insdg_ref_create(s->c->order);
   s->op = insdg_ops_create(s->ref);
   insdg_mesh_set_ref(s->mesh, s->ref);
-  /* default: 4 blocks per rank, or one per worker where a rank has more than 4 (the same
-     count on every rank: the largest); results are bitwise the same for any worker count
-     at a given block count (tasks/README.md) */
-  int workers = insdg_runtime_workers() + insdg_runtime_cuda_workers(), most = workers;
+  /* default: one block per worker of a rank (its GPUs when it has CUDA workers: the field
+     tasks run there), the same count on every rank (the largest); results are bitwise
+     the same for any worker count at a given block count (tasks/README.md) */
+  int workers = insdg_runtime_cuda_workers() > 0 ? insdg_runtime_cuda_workers() : insdg_runtime_workers(), most = 1;
   MPI_Allreduce(&workers, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  const int nblocks = o->blocks > 0 ? o->blocks : size * (most > 4 ? most : 4);
+  const int nblocks = o->blocks > 0 ? o->blocks : size * (most > 1 ? most : 1);
   s->blocks_origin = o->blocks > 0 ? "option" : "default";
   if (agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
   return agree(open_output(s, o, rank, err, errlen), err, errlen);
@@ -800,7 +800,7 @@ static void json_profile(FILE *f, const insdg_runtime_profile *p)
 
 /* "runtime_counters": what rank 0's runtime did per step of this process's time loop
    (runtime.h): tasks inserted, host waits, MPI messages sent, their bytes, MPI_Test
-   calls, collectives; tasks and waits per stage; the pressure solve's tasks per PCG
+   calls, collectives, the workers' time waiting in them for neighbours; tasks and waits per stage; the pressure solve's tasks per PCG
    iteration and per block (the lean-step issue's measure) */
 static void json_counters(FILE *f, const run_state *r)
 {
@@ -814,6 +814,7 @@ static void json_counters(FILE *f, const run_state *r)
   fprintf(f, ", \"mpi_bytes_per_step\": "), json_number(f, per * c->bytes);
   fprintf(f, ", \"mpi_tests_per_step\": "), json_number(f, per * c->tests);
   fprintf(f, ", \"mpi_collectives_per_step\": "), json_number(f, per * c->collectives);
+  fprintf(f, ", \"mpi_wait_ms_per_step\": "), json_number(f, 1e3 * per * c->mpi_wait_seconds);
   for (int w = 0; w < 2; ++w) {
     const long *v = w ? r->stage_waits : r->stage_tasks;
     fprintf(f, ", \"stage_%s_per_step\": {", w ? "waits" : "tasks");
@@ -1169,7 +1170,8 @@ static int finish(run_state *r, solver *sv)
   const insdg_runtime_counters *c0 = &r->loop_counters;
   r->loop_counters = (insdg_runtime_counters){end.tasks - c0->tasks, end.waits - c0->waits,
                                               end.messages - c0->messages, end.bytes - c0->bytes,
-                                              end.tests - c0->tests, end.collectives - c0->collectives};
+                                              end.tests - c0->tests, end.collectives - c0->collectives,
+                                              end.mpi_wait_seconds - c0->mpi_wait_seconds};
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;

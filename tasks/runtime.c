@@ -195,4 +195,5 @@ void insdg_runtime_counters_get(insdg_runtime_counters *c)
 {
   insdg_mpi_counters_get(&c->messages, &c->bytes, &c->tests, &c->collectives);
   c->tasks = tasks_inserted, c->waits = host_waits;
+  c->mpi_wait_seconds = insdg_mpi_wait_seconds();
 }

@@ -71,6 +71,7 @@ void insdg_runtime_profile_get(insdg_runtime_profile *p);
    MPI_Test/Testall calls and collectives. */
 typedef struct {
   long tasks, waits, messages, bytes, tests, collectives;
+  double mpi_wait_seconds;   /* workers' wall time in the MPI waits of rank-level tasks */
 } insdg_runtime_counters;
 void insdg_runtime_counters_get(insdg_runtime_counters *c);
 void insdg_runtime_task_inserted(void);

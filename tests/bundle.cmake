@@ -6,7 +6,7 @@
 #                      unpacked into a root with only glibc, a shell and CUDA's libraries,
 #                      runs `gpu-check.sh --no-gpu` (tests/bundle_chroot.sh)
 if(INSDG_STARPU_MAXCPUS GREATER 4)
-  insdg_run_test(run_workers16 1 run_taylor.ini)
+  insdg_run_test(run_workers16 1 run_taylor.ini --blocks 4)
   set_property(TEST run_workers16 APPEND PROPERTY ENVIRONMENT
                "STARPU_NCPU=16;HWLOC_SYNTHETIC=pack:1 core:16 pu:1")
   insdg_run_check(run_workers16 run_workers16_out --steps 5 --files 4 --forces right left --coefficients

@@ -4,6 +4,7 @@
 #  run_taylor           1 rank: 5 steps, 4 field files, forces and coefficients on two
 #                       boundaries; check_run_taylor reads the directory back (json, csv,
 #                       netCDF4) and bounds the L2 errors
+#  run_workers2         the same on 2 CPU workers (run_taylor: 1), 4 blocks: bitwise the same
 #  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
 #  run_taylor_neumann   1 rank, velocity data on every side: pure-Neumann pressure, errors
 #                       up to a constant
@@ -41,9 +42,17 @@ function(insdg_run_check name fixtures)
                        PASS_REGULAR_EXPRESSION "check_run: ok")
 endfunction()
 
-insdg_run_test(run_taylor 1 run_taylor.ini)
+insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
+set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
                 --max-error u=1e-3 v=1e-3 p=5e-3)
+
+# 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
+insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
+set_property(TEST run_workers2 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
+insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients
+                --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 --compare ${_run_out}/run_taylor --rtol 0)
+set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylor_out)
 
 # the same case with StarPU's worker profiling: summary.json's "runtime" (tasks, time in tasks)
 insdg_run_test(run_taylor_profiled 1 run_taylor.ini)
