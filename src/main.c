@@ -3,14 +3,14 @@
  *   insdg mesh FILE.msh [--order N]   read and check a Gmsh mesh, print its summary
  *   insdg demo FILE.msh [--order N] [--blocks B] [--output FILE.nc]
  *                                     apply the paper's operators (G, D, A, N(U)) as a
- *                                     StarPU-MPI task graph on B blocks (under mpirun for
+ *                                     StarPU task graph on B blocks (under mpirun for
  *                                     several ranks), report their errors against exact
  *                                     derivatives and write the fields to NetCDF-UGRID
  *   insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log]
  *                                     run the case (docs/case_file.md, docs/user_guide.md):
  *                                     fields, diagnostics.csv and summary.json in DIR (default:
- *                                     the case's [case] output); B blocks in all (default 4
- *                                     per rank); progress as one line on a terminal or log
+ *                                     the case's [case] output); B blocks in all (default one
+ *                                     per worker of a rank); progress as one line on a terminal or log
  *                                     lines. --restart FILE continues from a checkpoint
  *                                     (written every checkpoint interval and on SIGTERM
  *                                     or SIGUSR1, into the output directory)

@@ -22,7 +22,7 @@ typedef struct {
   void *ctx;
 } insdg_linop;
 
-/* The work vectors and scalars of PCG, registered with StarPU-MPI once and reused by
+/* The work vectors and scalars of PCG, registered with StarPU once and reused by
    every solve that passes it (opts.work): no registration, unregistration (which waits
    for the handle's tasks) or constant-field upload per solve. One per solver and kind of
    solve: it must have been made with the solve's flexible and null_space options. */

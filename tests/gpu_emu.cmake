@@ -104,7 +104,7 @@ add_test(NAME check_codelets_cuda_emulated
 set_tests_properties(check_codelets_cuda_emulated PROPERTIES LABELS unit
                      FIXTURES_REQUIRED "codelets_insdg_out;codelets_insdg_cudaemu_out"
                      PASS_REGULAR_EXPRESSION "check_run: ok")
-# the same on 2 ranks (halos between ranks through StarPU-MPI), to round-off as for the CPU runs
+# the same on 2 ranks (halos between ranks through the exchange tasks), to round-off as for the CPU runs
 add_test(NAME check_codelets_cuda_emulated_mpi2
          COMMAND ${_check_run} ${_run_out}/codelets_insdg_cudaemu_mpi2 --steps 4 --files 1 --forces right left
                  --coefficients --compare ${_run_out}/codelets_insdg --rtol 1e-6)

@@ -1,4 +1,4 @@
-# StarPU-MPI task-graph tests: decomposition invariance (label mpi).
+# Task-graph tests: decomposition invariance (label mpi).
 add_executable(test_tasks test_tasks.c)
 target_link_libraries(test_tasks PRIVATE insdg_tasks)
 set(INSDG_MPI_ENV "STARPU_SILENT=1;STARPU_WORKERS_NOBIND=1;STARPU_NOPENCL=0;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_hwloc_base_binding_policy=none")

@@ -1,4 +1,4 @@
-/* test_tasks.c -- decomposition invariance of the operators run as StarPU-MPI tasks.
+/* test_tasks.c -- decomposition invariance of the operators run as StarPU tasks.
  *
  * Every operator of ops.h is applied through the task graph on the mesh cut into
  * NBLOCKS blocks over the MPI ranks, gathered in the original element order, and compared
