@@ -8,18 +8,20 @@ issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/squa
 
   1w   1 rank x 1 StarPU CPU worker
   2w   1 rank x 2 workers
-  2r   2 ranks x 1 worker (mpirun -np 2)
+  2r   2 ranks x 1 worker (mpirun -np 2, as a user runs it: insdg gives each rank its
+       share of the cores)
   Ns4  1 rank x 1 worker, subcycling with 4 substeps
 
 Time per step: each setting runs W warm-up steps alone and W + T steps, and the step
 time is the difference of their "step" stage seconds (summary.json) over T, so that the
 start-up, the first steps and the final output are not counted; R repeats, min and
-median. A setting whose step takes over 1 s (2 ranks today) runs fewer steps and one
+median. A setting whose step takes over 1 s (2 ranks before issue 12) runs fewer steps and one
 repeat, to stay within the budget (seconds per setting, default 150); the table says how
 many. Per setting also (insdg's own counters, summary.json "runtime_counters", rank 0):
 tasks inserted per step and per pressure PCG iteration and block, host waits per step,
-MPI messages, bytes and MPI_Test calls per step per rank; the stages' ms per step; the
-load average before the runs. runtime_share: the fraction of the 1-worker step time the
+MPI messages, bytes, MPI_Test/Testall calls and collectives per step per rank, the
+workers' time waiting in MPI for neighbours; the stages' ms per step; the load average
+before the runs. Blocks: insdg's default (one per worker of a rank). runtime_share: the fraction of the 1-worker step time the
 worker spends outside task functions (one extra run with STARPU_PROFILING=1; task
 functions are the kernels and halo copies). The last line is
 
@@ -131,6 +133,8 @@ def measure(args, name, setting):
            "tasks_per_step": c["tasks_per_step"], "tasks_per_p_iteration": c["pressure_tasks_per_iteration_per_block"],
            "waits_per_step": c["waits_per_step"], "messages_per_step": c["mpi_messages_per_step"],
            "bytes_per_step": c["mpi_bytes_per_step"], "tests_per_step": c["mpi_tests_per_step"],
+           "collectives_per_step": c.get("mpi_collectives_per_step", 0.0),
+           "wait_ms_per_step": c.get("mpi_wait_ms_per_step", 0.0),
            "p_iterations_per_step": it["p"], "all_iterations_per_step": it["u"] + it["v"] + it["p"],
            "load": load, "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}}
     print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
@@ -143,8 +147,9 @@ def markdown(rows, share, cpu):
     lines = [f"CPU: {cpu}; {os.cpu_count()} cores seen; Taylor vortex, K = {rows[0]['K']}, N = 4, "
              f"dt = 6.25e-4, BDF2, tolerances 1e-8.", "",
              "| setting | blocks | ms/step median (min) | adv / vel / pres / upd ms | it u/v/p | tasks/step | "
-             "tasks/p-it/block | waits/step | MPI msgs/step/rank | MPI bytes/step | MPI_Test/step | steps x repeats | load |",
-             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+             "tasks/p-it/block | waits/step | MPI msgs/step/rank | MPI bytes/step | MPI_Test/step | collectives/step | "
+             "MPI wait ms/step | steps x repeats | load |",
+             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         st = " / ".join(f"{r['stages'][k]:.1f}" for k in STAGES)
         it = "/".join(f"{x:.1f}" for x in r["iterations"])
@@ -152,6 +157,7 @@ def markdown(rows, share, cpu):
                      f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {it} | "
                      f"{r['tasks_per_step']:.0f} | {r['tasks_per_p_iteration']:.1f} | {r['waits_per_step']:.1f} | "
                      f"{r['messages_per_step']:.0f} | {r['bytes_per_step']:.0f} | {r['tests_per_step']:.3g} | "
+                     f"{r['collectives_per_step']:.0f} | {r['wait_ms_per_step']:.1f} | "
                      f"{r['steps']} x {r['repeats']} | {r['load']:.2f} |")
     lines.append("")
     lines.append(f"runtime_share (1w, STARPU_PROFILING=1): {share:.3f}")
