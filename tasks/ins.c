@@ -29,15 +29,15 @@ struct insdg_ins {
   insdg_dfield *u[MAX_S], *v[MAX_S], *nu_[MAX_S], *nv_[MAX_S], *p[MAX_S + 1];
   double t_hist[MAX_S + 1];
   insdg_runtime_counters mark;   /* the runtime's counters at the end of the last stage */
-  insdg_pcg_work *vel_work, *p_work;   /* the solves' persistent PCG workspaces (made at first use) */
-  /* scratch */
-  insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp;
+  insdg_pcg_work *vel_work[2], *p_work;   /* the solves' persistent PCG workspaces (made at first use) */
+  /* scratch (rhs_v, ux_v, uy_v: the second velocity solve's, which runs beside the first) */
+  insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp, *rhs_v, *ux_v, *uy_v;
   /* boundary data, host, renumbered mesh */
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   double *up[4];         /* subcycling: displacements and values for velocity_at */
   insdg_pmg *pmg;
-  insdg_sipdg_ctx helm, poisson;
+  insdg_sipdg_ctx helm[2], poisson;
   double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
   double *jacobi_u, jacobi_lambda;  /* velocity Jacobi, for the lambda it was made for */
   struct full_amg *famg;
@@ -122,8 +122,8 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   INSDG_CHECK(ins->o.history >= 0 && ins->o.history < MAX_S);
   for (int i = 0; i < MAX_S; ++i) ins->u[i] = field(T), ins->v[i] = field(T), ins->nu_[i] = field(T), ins->nv_[i] = field(T);
   for (int i = 0; i <= MAX_S; ++i) ins->p[i] = field(T);
-  insdg_dfield **scratch[] = {&ins->uhat, &ins->vhat, &ins->pstar, &ins->gx, &ins->gy, &ins->rhs,
-                              &ins->div, &ins->dp, &ins->ux, &ins->uy, &ins->tmp};
+  insdg_dfield **scratch[] = {&ins->uhat, &ins->vhat, &ins->pstar, &ins->gx, &ins->gy, &ins->rhs, &ins->div,
+                              &ins->dp,   &ins->ux,   &ins->uy,    &ins->tmp, &ins->rhs_v, &ins->ux_v, &ins->uy_v};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) *scratch[k] = field(T);
   const insdg_mesh *m = T->L->mesh;
   const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
@@ -163,9 +163,10 @@ void insdg_ins_destroy(insdg_ins *ins)
     insdg_dfield_destroy(ins->u[i]), insdg_dfield_destroy(ins->v[i]), insdg_dfield_destroy(ins->nu_[i]),
         insdg_dfield_destroy(ins->nv_[i]);
   for (int i = 0; i <= MAX_S; ++i) insdg_dfield_destroy(ins->p[i]);
-  insdg_pcg_work_destroy(ins->vel_work), insdg_pcg_work_destroy(ins->p_work);
-  insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs,
-                             ins->div, ins->dp, ins->ux, ins->uy, ins->tmp};
+  insdg_pcg_work_destroy(ins->vel_work[0]), insdg_pcg_work_destroy(ins->vel_work[1]);
+  insdg_pcg_work_destroy(ins->p_work);
+  insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs, ins->div,
+                             ins->dp,   ins->ux,   ins->uy,    ins->tmp, ins->rhs_v, ins->ux_v, ins->uy_v};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
   insdg_pmg_destroy(ins->pmg);
   full_amg_destroy(ins->famg);
@@ -300,26 +301,35 @@ static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0)
   ins->mark = c;
 }
 
-/* solve A x = rhs for the velocity component (x holds U^n as the initial guess) */
-static int helmholtz(insdg_ins *ins, insdg_dfield *rhs, insdg_dfield *x, int *iters)
+/* solve A x = rhs for both velocity components at once (insdg_pcg_many; x holds U^n as
+   the initial guess) */
+static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], int iters[2])
 {
-  insdg_linop A = {insdg_sipdg_apply, &ins->helm}, P = {insdg_inverse_mass_apply, NULL};
+  insdg_linop A[2] = {{insdg_sipdg_apply, &ins->helm[0]}, {insdg_sipdg_apply, &ins->helm[1]}};
+  insdg_linop P = {insdg_inverse_mass_apply, NULL};
+  const double lambda = ins->helm[0].lambda;
   if (ins->o.vel_precond == INSDG_PRECOND_JACOBI) {
-    if (!ins->jacobi_u || ins->jacobi_lambda != ins->helm.lambda) {   /* lambda changes during start-up */
+    if (!ins->jacobi_u || ins->jacobi_lambda != lambda) {   /* lambda changes during start-up */
 #ifdef INSDG_STARPU_GPU
       insdg_starpu_gpu_invalidate();   /* the new diagonal may get the old one's address */
 #endif
       free(ins->jacobi_u);
-      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T->L->mesh, ins->T->op, ins->o.bc_vel, ins->helm.lambda);
-      ins->jacobi_lambda = ins->helm.lambda;
+      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T->L->mesh, ins->T->op, ins->o.bc_vel, lambda);
+      ins->jacobi_lambda = lambda;
     }
     P = (insdg_linop){insdg_jacobi_apply, ins->jacobi_u};
   }
-  if (!ins->vel_work) ins->vel_work = insdg_pcg_work_create(ins->T, 0, 0);
-  const insdg_pcg_opts o = {.work = ins->vel_work, .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
-  const insdg_pcg_result r = insdg_pcg(ins->T, A, ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P, rhs, x, &o);
-  *iters = r.iterations;
-  return r.converged;
+  insdg_pcg_opts o[2];
+  const insdg_linop *prec[2];
+  for (int d = 0; d < 2; ++d) {
+    if (!ins->vel_work[d]) ins->vel_work[d] = insdg_pcg_work_create(ins->T, 0, 0);
+    o[d] = (insdg_pcg_opts){.work = ins->vel_work[d], .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
+    prec[d] = ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P;
+  }
+  insdg_pcg_result r[2];
+  insdg_pcg_many(ins->T, 2, A, prec, rhs, x, o, r);
+  iters[0] = r[0].iterations, iters[1] = r[1].iterations;
+  return r[0].converged && r[1].converged;
 }
 
 int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
@@ -375,20 +385,21 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
 
   /* 2. velocity Helmholtz: A Uhh = J M (Uhat/(nu dt) - G P* / nu) - A_g(0)      (INS_TD_3_2) */
   insdg_task_gradient(o->bc_p, gpstar, ins->pstar, ins->gx, ins->gy);
-  ins->helm = (insdg_sipdg_ctx){o->bc_vel, lambda, ins->ux, ins->uy};
+  ins->helm[0] = (insdg_sipdg_ctx){o->bc_vel, lambda, ins->ux, ins->uy};
+  ins->helm[1] = (insdg_sipdg_ctx){o->bc_vel, lambda, ins->ux_v, ins->uy_v};
   insdg_dfield *comp[2][4] = {{ins->uhat, ins->gx, ins->u[MAX_S - 1], ins->u[0]}, {ins->vhat, ins->gy, ins->v[MAX_S - 1], ins->v[0]}};
+  insdg_dfield *rhs[2] = {ins->rhs, ins->rhs_v}, *xs[2] = {comp[0][2], comp[1][2]};
   const double *gdata[2] = {ins->helm_u, ins->helm_v};
-  int ok = 1;
   for (int d = 0; d < 2; ++d) {
     insdg_dfield *hat = comp[d][0], *grad = comp[d][1], *x = comp[d][2];
     insdg_task_axpby(1.0 / (o->nu * dt), hat, -1.0 / o->nu, grad);   /* grad <- rhs (nodal) */
-    insdg_task_mass(1.0, grad, ins->rhs);
+    insdg_task_mass(1.0, grad, rhs[d]);
     insdg_task_axpby(0.0, hat, 0.0, ins->tmp);                       /* zero */
-    insdg_task_sipdg_data(o->bc_vel, gdata[d], lambda, ins->tmp, ins->ux, ins->uy, ins->div);
-    insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
+    insdg_task_sipdg_data(o->bc_vel, gdata[d], lambda, ins->tmp, ins->helm[d].ux, ins->helm[d].uy, ins->div);
+    insdg_task_axpby(-1.0, ins->div, 1.0, rhs[d]);
     insdg_task_copy(comp[d][3], x);                                  /* initial guess U^n */
-    ok &= helmholtz(ins, ins->rhs, x, &st->vel_iterations[d]);
   }
+  int ok = helmholtz(ins, rhs, xs, st->vel_iterations);
   insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
   stage_end(ins, st, INSDG_STAGE_VELOCITY, &clock);
 

@@ -78,53 +78,101 @@ void insdg_pcg_work_destroy(insdg_pcg_work *w)
   free(w);
 }
 
-insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *prec, insdg_dfield *b_in,
-                           insdg_dfield *x, const insdg_pcg_opts *o)
+/* one solve of insdg_pcg_many: its vectors, scalars and where it stands */
+typedef struct {
+  insdg_linop A;
+  const insdg_linop *prec;
+  const insdg_pcg_opts *o;
+  insdg_pcg_work *own, *w;
+  insdg_dfield *x;
+  insdg_dscalar *rz_old, *rz_new;
+  double bnorm, target, rnorm;
+  int active;
+  insdg_pcg_result res;
+} solve;
+
+/* b = b_in (projected); bb; r = b - A x; z = P r; p = z; (r.z, r.r) */
+static void submit_start(insdg_tasks *T, solve *s, insdg_dfield *b_in)
 {
-  insdg_pcg_work *own = o->work ? NULL : insdg_pcg_work_create(T, o->flexible, o->null_space);
-  insdg_pcg_work *w = o->work ? o->work : own;
-  INSDG_CHECK(w->flexible == !!o->flexible && w->null_space == !!o->null_space);
-  insdg_dfield *r = w->r, *z = w->z, *p = w->p, *Ap = w->Ap, *b = w->b, *r_prev = w->r_prev;
-  insdg_dfield *ones = w->ones;
-  insdg_dscalar *proj = w->proj, *bb = w->bb, *pAp = w->pAp, *rz_old = w->rz[0], *rz_new = w->rz[1];
+  insdg_pcg_work *w = s->w;
+  insdg_task_copy(b_in, w->b);
+  if (w->ones) project_constants(T, w->ones, w->proj, w->b);
+  insdg_task_dots((insdg_dfield *[]){w->b}, (insdg_dfield *[]){w->b}, w->bb);
+  s->A.apply(s->A.ctx, s->x, w->Ap);
+  insdg_task_sub(w->b, w->Ap, w->r);
+  if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
+  if (w->ones) project_constants(T, w->ones, w->proj, w->z);
+  insdg_task_copy(w->z, w->p);
+  insdg_task_pcg_dots(w->r, w->z, NULL, s->rz_old);
+}
 
-  insdg_task_copy(b_in, b);
-  if (ones) project_constants(T, ones, proj, b);
-  insdg_task_dots((insdg_dfield *[]){b}, (insdg_dfield *[]){b}, bb);
+/* one iteration up to its convergence test */
+static void submit_iteration(insdg_tasks *T, solve *s)
+{
+  insdg_pcg_work *w = s->w;
+  s->A.apply(s->A.ctx, w->p, w->Ap);
+  insdg_task_dots((insdg_dfield *[]){w->p}, (insdg_dfield *[]){w->Ap}, w->pAp);
+  /* (r_prev = r), x += alpha p, r -= alpha A p: alpha = r.z / p.Ap */
+  insdg_task_pcg_update((insdg_sref){s->rz_old, 0}, (insdg_sref){w->pAp, 0}, w->p, w->Ap, s->x, w->r, w->r_prev);
+  if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
+  if (w->ones) project_constants(T, w->ones, w->proj, w->z);
+  insdg_task_pcg_dots(w->r, w->z, w->r_prev, s->rz_new);   /* r.z, r.r, (r - r_prev).z */
+}
 
-  /* r = b - A x; z = P r; p = z; (r.z, r.r) */
-  A.apply(A.ctx, x, Ap);
-  insdg_task_sub(b, Ap, r);
-  if (prec) prec->apply(prec->ctx, r, z); else insdg_task_copy(r, z);
-  if (ones) project_constants(T, ones, proj, z);
-  insdg_task_copy(z, p);
-  insdg_task_pcg_dots(r, z, NULL, rz_old);
-  const double bnorm = sqrt(insdg_dscalar_get(bb, 0));
-  double rnorm = sqrt(insdg_dscalar_get(rz_old, 1));
-  const double target = o->rtol * (bnorm > 0 ? bnorm : 1.0);
-
-  insdg_pcg_result res = {rnorm <= target, 0, rnorm / (bnorm > 0 ? bnorm : 1.0)};
-  while (!res.converged && isfinite(rnorm) && res.iterations < o->maxit) {
-    ++res.iterations;
-    A.apply(A.ctx, p, Ap);
-    insdg_task_dots((insdg_dfield *[]){p}, (insdg_dfield *[]){Ap}, pAp);
-    /* (r_prev = r), x += alpha p, r -= alpha A p: alpha = r.z / p.Ap */
-    insdg_task_pcg_update((insdg_sref){rz_old, 0}, (insdg_sref){pAp, 0}, p, Ap, x, r, r_prev);
-    if (prec) prec->apply(prec->ctx, r, z); else insdg_task_copy(r, z);
-    if (ones) project_constants(T, ones, proj, z);
-    insdg_task_pcg_dots(r, z, r_prev, rz_new);   /* r.z, r.r, (r - r_prev).z */
-    rnorm = sqrt(insdg_dscalar_get(rz_new, 1));                /* the one wait */
-    res.relres = rnorm / (bnorm > 0 ? bnorm : 1.0);
-    res.converged = rnorm <= target;
-    if (!isfinite(rnorm)) break;   /* diverged (NaN or Inf): not converged, stop now */
-    if (o->verbose && T->rank == 0) printf("pcg %4d  %.3e\n", res.iterations, res.relres);
-    if (res.converged) break;
-    /* p = z + beta p: beta = r.z / r_old.z_old (flexible: (r - r_prev).z / r_old.z_old) */
-    insdg_task_xpay(z, ratio(1.0, rz_new, r_prev ? 2 : 0, rz_old, 0), p);
-    insdg_dscalar *t = rz_old;
-    rz_old = rz_new, rz_new = t;
+/* after the wait for r.r: converged, diverged or out of iterations; else p = z + beta p */
+static void finish_iteration(insdg_tasks *T, solve *s)
+{
+  const double rnorm = sqrt(insdg_dscalar_get(s->rz_new, 1));   /* the one wait */
+  insdg_pcg_result *res = &s->res;
+  res->relres = rnorm / (s->bnorm > 0 ? s->bnorm : 1.0);
+  res->converged = rnorm <= s->target;
+  if (s->o->verbose && T->rank == 0 && isfinite(rnorm)) printf("pcg %4d  %.3e\n", res->iterations, res->relres);
+  if (res->converged || !isfinite(rnorm) || res->iterations >= s->o->maxit) {   /* NaN or Inf: diverged, stop */
+    s->active = 0;
+    return;
   }
-  insdg_pcg_work_destroy(own);
+  /* p = z + beta p: beta = r.z / r_old.z_old (flexible: (r - r_prev).z / r_old.z_old) */
+  insdg_task_xpay(s->w->z, ratio(1.0, s->rz_new, s->w->r_prev ? 2 : 0, s->rz_old, 0), s->w->p);
+  insdg_dscalar *t = s->rz_old;
+  s->rz_old = s->rz_new, s->rz_new = t;
+}
+
+void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_linop *const *prec,
+                    insdg_dfield *const *b, insdg_dfield *const *x, const insdg_pcg_opts *o, insdg_pcg_result *res)
+{
+  solve *s = insdg_calloc((size_t)n, sizeof *s);
+  for (int i = 0; i < n; ++i) {
+    s[i] = (solve){.A = A[i], .prec = prec[i], .o = &o[i], .x = x[i]};
+    s[i].own = o[i].work ? NULL : insdg_pcg_work_create(T, o[i].flexible, o[i].null_space);
+    s[i].w = o[i].work ? o[i].work : s[i].own;
+    INSDG_CHECK(s[i].w->flexible == !!o[i].flexible && s[i].w->null_space == !!o[i].null_space);
+    for (int j = 0; j < i; ++j) INSDG_CHECK(s[j].w != s[i].w);   /* concurrent solves: a workspace each */
+    s[i].rz_old = s[i].w->rz[0], s[i].rz_new = s[i].w->rz[1];
+    submit_start(T, &s[i], b[i]);
+  }
+  for (int i = 0; i < n; ++i) {
+    s[i].bnorm = sqrt(insdg_dscalar_get(s[i].w->bb, 0));
+    const double rnorm = sqrt(insdg_dscalar_get(s[i].rz_old, 1));
+    s[i].target = o[i].rtol * (s[i].bnorm > 0 ? s[i].bnorm : 1.0);
+    s[i].res = (insdg_pcg_result){rnorm <= s[i].target, 0, rnorm / (s[i].bnorm > 0 ? s[i].bnorm : 1.0)};
+    s[i].active = !s[i].res.converged && isfinite(rnorm) && o[i].maxit > 0;
+  }
+  for (int any = 1; any;) {   /* lockstep: every active solve's iteration is queued before the first wait */
+    any = 0;
+    for (int i = 0; i < n; ++i)
+      if (s[i].active) ++s[i].res.iterations, submit_iteration(T, &s[i]);
+    for (int i = 0; i < n; ++i)
+      if (s[i].active) finish_iteration(T, &s[i]), any |= s[i].active;
+  }
+  for (int i = 0; i < n; ++i) res[i] = s[i].res, insdg_pcg_work_destroy(s[i].own);
+  free(s);
+}
+
+insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *prec, insdg_dfield *b, insdg_dfield *x,
+                           const insdg_pcg_opts *o)
+{
+  insdg_pcg_result res;
+  insdg_pcg_many(T, 1, &A, &prec, &b, &x, o, &res);
   return res;
 }
 

@@ -50,6 +50,15 @@ typedef struct {
 insdg_pcg_result insdg_pcg(insdg_tasks *T, insdg_linop A, const insdg_linop *prec, insdg_dfield *b,
                            insdg_dfield *x, const insdg_pcg_opts *opts);
 
+/* n independent solves A[i] x[i] = b[i] (prec[i], opts[i], each with its own workspace)
+   in lockstep: every active solve's iteration is submitted before the host waits for
+   the first one's convergence test, so the workers have the others' tasks while the host
+   waits, and the solves' tasks and messages interleave. Each solve computes exactly
+   what insdg_pcg would (the same bits, iterations and result). */
+void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_linop *const *prec,
+                    insdg_dfield *const *b, insdg_dfield *const *x, const insdg_pcg_opts *opts,
+                    insdg_pcg_result *res);
+
 /* The SIPDG operator as a linop: ctx holds what it needs (scratch fields included). */
 typedef struct {
   const signed char *bc;   /* [K][3] renumbered mesh */
