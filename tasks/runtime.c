@@ -21,9 +21,10 @@ static double comm_token_mem;
 
 /* The cores this rank may use: its affinity mask, shared with the ranks of this node
    that have the same mask (mpirun without binding gives every rank the whole node):
-   rank i of s such ranks takes the i-th share. Returns the share's size and restricts
-   this process (and so its worker threads) to it unless workers are not to be bound. */
-static int my_cores(void)
+   rank i of s such ranks takes the i-th share. Returns the share's size (*shared: s > 1)
+   and restricts this process (and so its worker threads) to it unless workers are not
+   to be bound. */
+static int my_cores(int *shared)
 {
   cpu_set_t mine;
   CPU_ZERO(&mine);
@@ -45,6 +46,7 @@ static int my_cores(void)
   for (int c = 0; c < CPU_SETSIZE && k < n; ++c)
     if (CPU_ISSET(c, &mine)) cpus[k++] = c;
   const int per = n >= share ? n / share : 1;
+  *shared = share > 1;
   const int first = n >= share ? index * per : index % n;
   if (share > 1 && !getenv("STARPU_WORKERS_NOBIND")) {
     cpu_set_t part;
@@ -67,7 +69,8 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
     return 1;
   }
   MPI_Comm_dup(MPI_COMM_WORLD, &task_comm);
-  const int cores = my_cores();
+  int shared = 0;
+  const int cores = my_cores(&shared);
   /* StarPU restricts its topology to the process's binding (after my_cores: the share) */
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
   struct starpu_conf conf;
@@ -79,7 +82,10 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
   } else if (getenv("STARPU_NCPU") || getenv("STARPU_NCPUS")) {
     workers_origin = "STARPU_NCPU";
   } else if (cores > 0) {
-    conf.ncpus = cores, workers_origin = "cores";
+    /* the rank's share; alone on its cores, StarPU's default is that count less the cores
+       that drive GPUs (its topology is restricted to the binding) */
+    workers_origin = "cores";
+    if (shared || cores > STARPU_MAXCPUS) conf.ncpus = cores < STARPU_MAXCPUS ? cores : STARPU_MAXCPUS;
   }
   const int status = starpu_init(&conf);
   if (status != 0) {
