@@ -426,9 +426,14 @@ void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z)
             (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
 }
 
+/* One rank of one block: its dot task writes the value itself (the reduce task would copy
+   0 + partial, the same bits). */
+static int direct(const insdg_dscalar *s) { return s->T->size == 1 && s->T->b_end - s->T->b_begin == 1; }
+
 /* one reduce task on this rank: its partials in block order, then across ranks */
 static void submit_reduce(insdg_dscalar *s)
 {
+  if (direct(s)) return;
   insdg_tasks *T = s->T;
   const int nb = T->b_end - T->b_begin, first = T->size > 1;
   struct starpu_data_descr *d = insdg_thread_scratch_descr(nb + 2);
@@ -450,7 +455,7 @@ void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscal
     int nd = 0;
     for (int k = 0; k < s->ncomp; ++k)
       d[nd++] = (struct starpu_data_descr){x[k]->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){y[k]->block[b], STARPU_R};
-    d[nd++] = (struct starpu_data_descr){s->partial[b], STARPU_W};
+    d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
     insert(T, &a, d, nd);
   }
   submit_reduce(s);
@@ -467,7 +472,7 @@ void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev,
     int nd = 0;
     d[nd++] = (struct starpu_data_descr){r->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_R};
     if (r_prev) d[nd++] = (struct starpu_data_descr){r_prev->block[b], STARPU_R};
-    d[nd++] = (struct starpu_data_descr){s->partial[b], STARPU_W};
+    d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
     insert(T, &a, d, nd);
   }
   submit_reduce(s);
