@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start: install dependencies (Debian), build insdg, run the Taylor vortex case of
-# the paper (§4.1) end to end (300 steps to t = 3 at N = 6, about a minute on 2 cores) and
+# the paper (§4.1) end to end (300 steps to t = 3 at N = 6, about 10 s on 2 cores) and
 # show its L2 errors against the exact solution; then mesh the square with Gmsh, run the
 # operator demonstration on 2 MPI ranks x 4 blocks, and read its NetCDF-UGRID file back
 # with Python's netCDF4 (a reader that is not ours). Run as root or a sudoer on Debian
