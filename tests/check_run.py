@@ -108,6 +108,14 @@ def check_counters(s):
         msgs = c["mpi_messages_per_step"]
         if (s["ranks"] == 1) != (msgs == 0):
             fail(f"summary.json: {msgs} MPI messages per step on {s['ranks']} rank(s)")
+        # one message per neighbour rank per halo exchange (tasks/README.md "Messages"): at
+        # most 20 per PCG iteration and neighbour (the lean-step issue's bound; ranks - 1
+        # bounds rank 0's neighbours)
+        it = s["mean_iterations"]
+        bound = 20 * (it["u"] + it["v"] + it["p"]) * (s["ranks"] - 1)
+        if s["ranks"] > 1 and not msgs <= bound:
+            fail(f"summary.json: {msgs:.0f} MPI messages per step per rank, above 20 x {it} PCG iterations "
+                 f"x {s['ranks'] - 1} neighbours = {bound:.0f}")
         print(f"  runtime: {c['tasks_per_step']:.0f} tasks, {c['waits_per_step']:.1f} waits, "
               f"{msgs:.0f} MPI messages per step")
 
