@@ -188,7 +188,7 @@ static void setup_destroy(setup *s)
 }
 
 /* Every user error, checked on every rank in turn; 1 with rank 0's message on failure. */
-static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, char *err, size_t errlen)
+static int setup_create(setup *s, const insdg_run_opts *o, char *err, size_t errlen)
 {
   memset(s, 0, sizeof *s);
   if (agree(insdg_case_read(o->case_path, &s->c, err, errlen), err, errlen)) return 1;
@@ -203,6 +203,24 @@ static int setup_create(setup *s, const insdg_run_opts *o, int rank, int size, c
   s->ref = insdg_ref_create(s->c->order);
   s->op = insdg_ops_create(s->ref);
   insdg_mesh_set_ref(s->mesh, s->ref);
+  return 0;
+}
+
+/* CPU workers worth having per rank: one per WORK_PER_WORKER nodes (the Taylor vortex
+   at K = 1990, N = 4 is 15 000 a worker on 2 workers, 0.6-0.8 of one worker's step
+   time; the quick start's K = 42, N = 6 on 2 workers took 2.2x one worker's time:
+   docs/performance.md) */
+enum { WORK_PER_WORKER = 10000 };
+static int useful_workers(const setup *s, int size)
+{
+  const long nodes = (long)s->mesh->K * s->ref->Np / size;
+  return nodes / WORK_PER_WORKER > 1 ? (int)(nodes / WORK_PER_WORKER) : 1;
+}
+
+/* the blocks and the output directory (after StarPU has started: the default block count
+   is the worker count) */
+static int setup_layout(setup *s, const insdg_run_opts *o, int rank, int size, char *err, size_t errlen)
+{
   /* default: one block per worker of a rank (its GPUs when it has CUDA workers: the field
      tasks run there), the same count on every rank (the largest); results are bitwise
      the same for any worker count at a given block count (tasks/README.md) */
@@ -1187,11 +1205,17 @@ static int finish(run_state *r, solver *sv)
 int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
 {
   char err[INSDG_ERRMSG_LEN];
-  if (insdg_runtime_init(argc, argv, NULL, err, sizeof err)) insdg_die_user(err);
+  if (insdg_runtime_init_mpi(argc, argv, err, sizeof err)) insdg_die_user(err);
   run_state r = {.rank = insdg_runtime_rank(), .size = insdg_runtime_size(), .wall_start = MPI_Wtime(),
                  .progress_mode = o->progress, .converged = 1, .finite = 1};
   setup s;
-  if (setup_create(&s, o, r.rank, r.size, err, sizeof err)) {
+  int failed = setup_create(&s, o, err, sizeof err);
+  if (!failed) {   /* StarPU, with no more CPU workers than the mesh can keep busy */
+    const insdg_runtime_opts ro = {.max_ncpu = useful_workers(&s, r.size)};
+    if (insdg_runtime_init_starpu(&ro, err, sizeof err)) insdg_die_user(err);
+    failed = setup_layout(&s, o, r.rank, r.size, err, sizeof err);
+  }
+  if (failed) {
     if (r.rank == 0) fprintf(stderr, "insdg: error: %s\n", err);
     setup_destroy(&s);
     insdg_runtime_shutdown();

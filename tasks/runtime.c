@@ -57,7 +57,14 @@ static int my_cores(int *shared)
   return per;
 }
 
+static int starpu_started = 0;
+
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
+{
+  return insdg_runtime_init_mpi(argc, argv, err, errlen) || insdg_runtime_init_starpu(opts, err, errlen);
+}
+
+int insdg_runtime_init_mpi(int *argc, char ***argv, char *err, size_t errlen)
 {
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
@@ -69,6 +76,11 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
     return 1;
   }
   MPI_Comm_dup(MPI_COMM_WORLD, &task_comm);
+  return 0;
+}
+
+int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t errlen)
+{
   int shared = 0;
   const int cores = my_cores(&shared);
   /* StarPU restricts its topology to the process's binding (after my_cores: the share) */
@@ -85,7 +97,9 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
     /* the rank's share; alone on its cores, StarPU's default is that count less the cores
        that drive GPUs (its topology is restricted to the binding) */
     workers_origin = "cores";
-    if (shared || cores > STARPU_MAXCPUS) conf.ncpus = cores < STARPU_MAXCPUS ? cores : STARPU_MAXCPUS;
+    int n = cores < STARPU_MAXCPUS ? cores : STARPU_MAXCPUS;
+    if (opts && opts->max_ncpu > 0 && opts->max_ncpu < n) n = opts->max_ncpu, workers_origin = "work";
+    if (shared || n < cores) conf.ncpus = n;
   }
   const int status = starpu_init(&conf);
   if (status != 0) {
@@ -93,17 +107,21 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
     return 1;
   }
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
+  starpu_started = 1;
   return 0;
 }
 
 void insdg_runtime_shutdown(void)
 {
-  starpu_task_wait_for_all();
-  starpu_data_unregister(comm_token);
+  if (starpu_started) {
+    starpu_task_wait_for_all();
+    starpu_data_unregister(comm_token);
 #ifdef INSDG_STARPU_GPU
-  insdg_starpu_gpu_release();
+    insdg_starpu_gpu_release();
 #endif
-  starpu_shutdown();
+    starpu_shutdown();
+    starpu_started = 0;
+  }
   MPI_Comm_free(&task_comm);
   MPI_Finalize();
 }

@@ -26,20 +26,27 @@
 
 typedef struct {
   int ncpu;            /* CPU workers per rank; <= 0: STARPU_NCPU or StarPU's default */
+  int max_ncpu;        /* > 0: at most this many when the count comes from the cores (the work
+                          per rank keeps no more busy) */
   const char *sched;   /* scheduler name; NULL: STARPU_SCHED or StarPU's default */
 } insdg_runtime_opts;
 
 /* Initialise MPI (MPI_THREAD_MULTIPLE: workers run the exchange tasks while the main
    thread may gather output) and StarPU. Returns 0, or nonzero with a message. */
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen);
+/* The same in two steps, for a program that decides the worker count from its input:
+   MPI first, StarPU later. */
+int insdg_runtime_init_mpi(int *argc, char ***argv, char *err, size_t errlen);
+int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t errlen);
 /* Wait for all tasks and shut StarPU and MPI down. */
 void insdg_runtime_shutdown(void);
 int insdg_runtime_rank(void);
 int insdg_runtime_size(void);
 int insdg_runtime_workers(void);        /* CPU workers of this rank */
 int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without a CUDA StarPU) */
-/* How the CPU worker count was chosen: "option", "STARPU_NCPU" or "cores" (the cores of
-   this rank's affinity mask, shared among the node's ranks with the same mask). */
+/* How the CPU worker count was chosen: "option", "STARPU_NCPU", "cores" (the cores of
+   this rank's affinity mask, shared among the node's ranks with the same mask) or "work"
+   (fewer: opts.max_ncpu). */
 const char *insdg_runtime_workers_origin(void);
 /* The communicator the exchange tasks use (a duplicate of MPI_COMM_WORLD: the main
    thread's collectives on MPI_COMM_WORLD never mix with theirs) and their token. */
