@@ -44,7 +44,7 @@ insdg_xplan *insdg_xplan_create(const insdg_layout *L, int rank, const insdg_pai
     if (rs == rank && rd != rank) x->send_start[slot[rd] + 1] += pairs[p].n;
     if (rd == rank && rs != rank) x->pair_off[p] = x->recv_n[slot[rs]], x->recv_n[slot[rs]] += pairs[p].n;
   }
-  for (int q = 0; q < x->nnbr; ++q) x->send_start[q + 1] += x->send_start[q];
+  for (int q = 0; q < x->nnbr; ++q) x->send_start[q + 1] += x->send_start[q], x->recv_total += x->recv_n[q];
   const int nsend = x->send_start[x->nnbr];
   x->send_blk = insdg_malloc(sizeof(int) * (size_t)(nsend + 1));
   x->send_node = insdg_malloc(sizeof(int) * (size_t)(nsend + 1));
@@ -158,41 +158,29 @@ void insdg_mpi_wait_quietly(int n, MPI_Request *req)
 
 double insdg_mpi_wait_seconds(void) { return 1e-9 * (double)atomic_load(&wait_ns); }
 
-double *insdg_thread_scratch(int slot, size_t n)
+/* this thread's buffer `slot` of at least `bytes` (grown by half again, never shrunk) */
+enum { NSLOTS = 6, SLOT_DESCR = 4, SLOT_REQUESTS = 5 };
+static void *thread_buffer(int slot, size_t bytes)
 {
-  static __thread double *buf[4];
-  static __thread size_t cap[4];
-  INSDG_CHECK(slot >= 0 && slot < 4);
-  if (cap[slot] < n) {
+  static __thread void *buf[NSLOTS];
+  static __thread size_t cap[NSLOTS];
+  if (cap[slot] < bytes) {
     free(buf[slot]);
-    cap[slot] = n + n / 2 + 16;
-    buf[slot] = insdg_malloc(sizeof(double) * cap[slot]);
+    cap[slot] = bytes + bytes / 2 + 128;
+    buf[slot] = insdg_malloc(cap[slot]);
   }
   return buf[slot];
 }
 
-struct starpu_data_descr *insdg_thread_scratch_descr(int n)
+double *insdg_thread_scratch(int slot, size_t n)
 {
-  static __thread struct starpu_data_descr *d;
-  static __thread int cap;
-  if (cap < n) {
-    free(d);
-    cap = n + 16;
-    d = insdg_malloc(sizeof *d * (size_t)cap);
-  }
-  return d;
+  INSDG_CHECK(slot >= 0 && slot < SLOT_DESCR);
+  return thread_buffer(slot, sizeof(double) * n);
 }
 
-static MPI_Request *thread_requests(int n)
+struct starpu_data_descr *insdg_thread_scratch_descr(int n)
 {
-  static __thread MPI_Request *req;
-  static __thread int cap;
-  if (cap < n) {
-    free(req);
-    cap = n + 8;
-    req = insdg_malloc(sizeof(MPI_Request) * (size_t)cap);
-  }
-  return req;
+  return thread_buffer(SLOT_DESCR, sizeof(struct starpu_data_descr) * (size_t)n);
 }
 
 /* ---- the exchange codelet: [token] [nf x own blocks] [nf x nnbr receive buffers] ------ */
@@ -207,11 +195,9 @@ static void exchange_cpu(void *buffers[], void *cl_arg)
   starpu_codelet_unpack_args(cl_arg, &a);
   const insdg_xplan *x = a.x;
   const int nf = a.nf, nb = x->b_end - x->b_begin, nq = x->nnbr;
-  int nrecv = 0;
-  for (int q = 0; q < nq; ++q) nrecv += x->recv_n[q];
   const int nsend = x->send_start[nq];
-  double *sbuf = insdg_thread_scratch(2, (size_t)nf * nsend + 1), *rbuf = insdg_thread_scratch(3, (size_t)nf * nrecv + 1);
-  MPI_Request *req = thread_requests(2 * nq);
+  double *sbuf = insdg_thread_scratch(2, (size_t)nf * nsend + 1), *rbuf = insdg_thread_scratch(3, (size_t)nf * x->recv_total + 1);
+  MPI_Request *req = thread_buffer(SLOT_REQUESTS, sizeof(MPI_Request) * (size_t)(2 * nq));
   const MPI_Comm comm = insdg_runtime_task_comm();
   for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
     MPI_Irecv(rbuf + off, nf * x->recv_n[q], MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &req[q]);

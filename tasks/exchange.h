@@ -34,6 +34,7 @@ typedef struct insdg_xplan {
   int *send_start;            /* [nnbr+1] into send_blk/send_node */
   int *send_blk, *send_node;  /* the values sent: block (of this rank) and block-local node */
   int *recv_n;                /* [nnbr] values received per field */
+  int recv_total;             /* their sum */
   /* the buffers the halo of an owned block d reads, per field: dep[dep_start[d] ..
      dep_start[d+1]-1], each a block of this rank (>= 0) or the receive buffer of
      neighbour q (-(q+1)); pair p into d reads its entry pair_dep[p] (relative to

@@ -60,7 +60,7 @@ struct insdg_pmg {
   dist_level D;
   starpu_data_handle_t coarse;   /* the whole first-coarse-level correction (every rank) */
   double *coarse_mem;
-  int rank, size;
+  int rank;
 };
 
 /* 1 / diag(A), a new array */
@@ -583,7 +583,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
   for (int k = 1; k < nd; ++k) INSDG_CHECK(deg[k] < deg[k - 1]);
   pmg->nlevels = nd;
   pmg->cheb_degree = opts && opts->cheb_degree > 0 ? opts->cheb_degree : 2;
-  pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank, pmg->size = fine->size;
+  pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank;
   pmg->lev = insdg_calloc((size_t)nd, sizeof(level));
   char err[INSDG_ERRMSG_LEN];
   for (int l = 0; l < nd; ++l) {

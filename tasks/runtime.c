@@ -183,16 +183,11 @@ void insdg_tasks_init(insdg_tasks *T, const insdg_layout *L, const insdg_ops *op
   MPI_Comm_rank(T->comm, &T->rank);
   MPI_Comm_size(T->comm, &T->size);
   INSDG_CHECK(L->nranks == T->size);
-  T->b_begin = -1, T->b_end = -1;
-  for (int b = 0; b < L->B; ++b)
-    if (L->block_rank[b] == T->rank) {
-      if (T->b_begin < 0) T->b_begin = b;
-      T->b_end = b + 1;
-    }
-  INSDG_CHECK(T->b_begin >= 0);   /* partition.h: every rank owns a contiguous, non-empty range */
   T->L = L;
   T->op = op;
   T->x = insdg_xplan_create(L, T->rank, L->pair, L->npairs, L->pairs_into);
+  T->b_begin = T->x->b_begin, T->b_end = T->x->b_end;
+  INSDG_CHECK(T->b_begin >= 0);   /* partition.h: every rank owns a contiguous, non-empty range */
 }
 
 void insdg_tasks_fini(insdg_tasks *T)
