@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """bench_step.py [--insdg PATH] [--steps T] [--warmup W] [--repeats R] [--budget S] [--markdown FILE]
+              [--settings 1w 2w 2r Ns4] [--blocks-per-rank B] [--work DIR]
 
 The cost of one Navier-Stokes time step and of the runtime around it (the lean-step
 issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/square.geo
@@ -96,6 +97,8 @@ def run(args, setting, steps, outdir, profile=False):
     if profile:
         env["STARPU_PROFILING"] = "1"
     cmd = [args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]
+    if args.blocks_per_rank:
+        cmd += ["--blocks", str(args.blocks_per_rank * ranks)]
     if ranks > 1:
         cmd = ["mpirun", "-np", str(ranks)] + cmd
     shutil.rmtree(os.path.join(outdir, "out"), ignore_errors=True)
@@ -174,6 +177,7 @@ def main():
     p.add_argument("--work", default=os.path.join(ROOT, "build/bench_step"))
     p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4"])
     p.add_argument("--markdown", help="write the table to this file too")
+    p.add_argument("--blocks-per-rank", type=int, default=0, help="--blocks for insdg (default: insdg's choice)")
     args = p.parse_args()
     args.insdg, args.work = os.path.abspath(args.insdg), os.path.abspath(args.work)
     args.dt = 6.25e-4
