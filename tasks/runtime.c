@@ -108,6 +108,10 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   }
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   starpu_started = 1;
+  if (getenv("INSDG_TRACE") && *getenv("INSDG_TRACE")) {
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    insdg_runtime_tracing = 1;
+  }
   return 0;
 }
 
@@ -115,6 +119,7 @@ void insdg_runtime_shutdown(void)
 {
   if (starpu_started) {
     starpu_task_wait_for_all();
+    insdg_runtime_trace_write();
     starpu_data_unregister(comm_token);
 #ifdef INSDG_STARPU_GPU
     insdg_starpu_gpu_release();
@@ -201,6 +206,61 @@ void insdg_tasks_wait(insdg_tasks *T)
   (void)T;
   insdg_runtime_waited();
   starpu_task_wait_for_all();
+}
+
+/* ---- task trace (INSDG_TRACE) ---- */
+int insdg_runtime_tracing = 0;
+typedef struct { const char *name; int worker; double start, end; } trace_rec;
+static trace_rec *trace;
+static long trace_n, trace_cap;
+static starpu_pthread_mutex_t trace_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+
+static void trace_push(trace_rec r)
+{
+  STARPU_PTHREAD_MUTEX_LOCK(&trace_lock);
+  if (trace_n == trace_cap) {
+    trace_cap = trace_cap ? 2 * trace_cap : 1 << 16;
+    trace = realloc(trace, sizeof *trace * (size_t)trace_cap);
+    INSDG_CHECK(trace);
+  }
+  trace[trace_n++] = r;
+  STARPU_PTHREAD_MUTEX_UNLOCK(&trace_lock);
+}
+
+/* every task's callback while tracing: it runs on the task's worker after the task */
+void insdg_runtime_trace_task(void *arg)
+{
+  (void)arg;
+  struct starpu_task *t = starpu_task_get_current();
+  if (!t || !t->profiling_info) return;
+  trace_push((trace_rec){starpu_task_get_name(t), t->profiling_info->workerid,
+                         starpu_timing_timespec_to_us(&t->profiling_info->start_time),
+                         starpu_timing_timespec_to_us(&t->profiling_info->end_time)});
+}
+
+void insdg_runtime_trace_mark(const char *name, double start_us)
+{
+  if (insdg_runtime_tracing) trace_push((trace_rec){name, -1, start_us, starpu_timing_now()});
+}
+
+void insdg_runtime_trace_write(void)
+{
+  const char *path = getenv("INSDG_TRACE");
+  if (!insdg_runtime_tracing || !path) return;
+  starpu_task_wait_for_all();
+  char name[4096];
+  const int rank = insdg_runtime_rank();
+  snprintf(name, sizeof name, rank ? "%s.%d" : "%s", path, rank);
+  FILE *f = fopen(name, "w");
+  if (!f) {
+    fprintf(stderr, "insdg: cannot write the trace %s\n", name);
+    return;
+  }
+  for (long i = 0; i < trace_n; ++i)
+    fprintf(f, "%s %d %.3f %.3f\n", trace[i].name ? trace[i].name : "?", trace[i].worker, trace[i].start, trace[i].end);
+  fclose(f);
+  free(trace);
+  trace = NULL, trace_n = trace_cap = 0;
 }
 
 /* submitted and waited for by the main thread only */

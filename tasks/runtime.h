@@ -83,8 +83,20 @@ typedef struct {
 void insdg_runtime_counters_get(insdg_runtime_counters *c);
 void insdg_runtime_task_inserted(void);
 void insdg_runtime_waited(void);
-/* the one place tasks are submitted: starpu_task_insert, counted */
-#define INSDG_TASK_INSERT(...) (insdg_runtime_task_inserted(), starpu_task_insert(__VA_ARGS__))
+/* the one place tasks are submitted: starpu_task_insert, counted; with INSDG_TRACE set,
+   each task's worker, start and end are recorded (insdg_runtime_trace_write) */
+extern int insdg_runtime_tracing;
+void insdg_runtime_trace_task(void *arg);
+#define INSDG_TASK_INSERT(cl, ...)                                                           \
+  (insdg_runtime_task_inserted(),                                                           \
+   insdg_runtime_tracing ? starpu_task_insert(cl, STARPU_CALLBACK, insdg_runtime_trace_task, __VA_ARGS__) \
+                         : starpu_task_insert(cl, __VA_ARGS__))
+/* Record a host wait that began at start_us (starpu_timing_now) and ends now (worker -1). */
+void insdg_runtime_trace_mark(const char *name, double start_us);
+/* Write the trace to $INSDG_TRACE (rank r > 0: $INSDG_TRACE.r), one line per task or host
+   wait, "name worker start_us end_us" (StarPU's clock; tools/trace_summary.py reads it);
+   nothing when INSDG_TRACE is unset. insdg_runtime_shutdown calls it. */
+void insdg_runtime_trace_write(void);
 
 struct insdg_xplan;
 

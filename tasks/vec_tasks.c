@@ -41,7 +41,9 @@ void insdg_dscalar_destroy(insdg_dscalar *s)
 double insdg_dscalar_get(insdg_dscalar *s, int c)
 {
   insdg_runtime_waited();
+  const double t0 = insdg_runtime_tracing ? starpu_timing_now() : 0;
   starpu_data_acquire(s->value, STARPU_R);
+  insdg_runtime_trace_mark("host_wait", t0);
   const double v = s->value_mem[c];
   starpu_data_release(s->value);
   return v;

@@ -176,6 +176,26 @@ def compare(s, rows, args):
         fail(f"differs from {args.compare} by {worst}")
 
 
+def check_trace(path, s):
+    """INSDG_TRACE: one line per task ("name worker start end", worker in [0, workers)) and
+    per host wait (worker -1); at least the time loop's tasks and waits (summary.json counts
+    them where they are submitted and waited for, the trace where they run)"""
+    tasks = waits = 0
+    with open(path) as f:
+        for line in f:
+            name, worker, start, end = line.split()
+            w, t0, t1 = int(worker), float(start), float(end)
+            if not (-1 <= w < s["workers"] + s["cuda_workers"] and 0 <= t0 <= t1):
+                fail(f"{path}: bad line {line.strip()!r} ({s['workers']} CPU workers)")
+            tasks += w >= 0
+            waits += w < 0
+    c = s["runtime_counters"]
+    need_tasks, need_waits = round(c["tasks_per_step"] * c["steps"]), round(c["waits_per_step"] * c["steps"])
+    print(f"  trace: {tasks} tasks, {waits} host waits (time loop: {need_tasks}, {need_waits})")
+    if tasks < need_tasks or waits < need_waits:
+        fail(f"{path}: {tasks} tasks and {waits} waits, fewer than the time loop's {need_tasks} and {need_waits}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -190,12 +210,15 @@ def main():
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
     p.add_argument("--status", default="completed")
+    p.add_argument("--trace", help="the run's INSDG_TRACE file")
     args = p.parse_args()
     s = check_summary(args.dir, args)
     rows = check_csv(args.dir, args, s["dt"])
     check_fields(args.dir, args, s["dt"])
     if args.compare:
         compare(s, rows, args)
+    if args.trace:
+        check_trace(args.trace, s)
     print(f"check_run: ok: {args.dir}")
 
 

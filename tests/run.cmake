@@ -5,6 +5,8 @@
 #                       boundaries; check_run_taylor reads the directory back (json, csv,
 #                       netCDF4) and bounds the L2 errors
 #  run_workers2         the same on 2 CPU workers (run_taylor: 1), 4 blocks: bitwise the same
+#  run_traced           the same on 2 workers with INSDG_TRACE: the trace holds the loop's
+#                       tasks and host waits; the fields bitwise those of run_workers2
 #  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
 #  run_taylor_neumann   1 rank, velocity data on every side: pure-Neumann pressure, errors
 #                       up to a constant
@@ -53,6 +55,13 @@ set_property(TEST run_workers2 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
 insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients
                 --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 --compare ${_run_out}/run_taylor --rtol 0)
 set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylor_out)
+
+# the same case traced (INSDG_TRACE, 2 workers): every task and host wait in the trace,
+# the fields bitwise those of run_workers2
+insdg_run_test(run_traced 1 run_taylor.ini --blocks 4)
+set_property(TEST run_traced APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_TRACE=${_run_out}/run_traced/trace.txt)
+insdg_run_check(run_traced "run_traced_out;run_workers2_out" --steps 5 --files 4 --forces right left --coefficients
+                --profiled --compare ${_run_out}/run_workers2 --rtol 0 --trace ${_run_out}/run_traced/trace.txt)
 
 # the same case with StarPU's worker profiling: summary.json's "runtime" (tasks, time in tasks)
 insdg_run_test(run_taylor_profiled 1 run_taylor.ini)
