@@ -282,6 +282,36 @@ void insdg_ins_set_history(insdg_ins *ins, int i, const double *u, const double 
   insdg_tasks_wait(ins->T);
 }
 
+/* Initial guesses of the solves (docs/solvers.md, "Initial guesses"): from the history the
+   checkpoint holds, so a restarted run makes the same guesses as an uninterrupted one.
+   Velocity component d: the extrapolation 2 U^n - U^{n-1} of the last two steps (U^n at
+   the first step). */
+static void initial_velocity_guess(insdg_ins *ins, int d, insdg_dfield *x)
+{
+  insdg_dfield *const *u = d ? ins->v : ins->u;
+  if (levels(ins) < 1) {
+    insdg_task_copy(u[0], x);
+    return;
+  }
+  insdg_task_axpby(2.0, u[0], 0.0, x);
+  insdg_task_axpby(-1.0, u[1], 1.0, x);
+}
+
+/* Pressure increment: the last step's, dP^n = P^n - P*^n, with P*^n the extrapolation
+   that step made (its order: the levels it had); zero at the first step. */
+static void initial_increment_guess(insdg_ins *ins, insdg_dfield *dp)
+{
+  const int k = levels(ins) < ins->o.pressure_extrapolation ? levels(ins) : ins->o.pressure_extrapolation;
+  if (k < 1) {
+    insdg_task_axpby(0.0, ins->p[0], 0.0, dp);
+    return;
+  }
+  insdg_task_axpby(1.0, ins->p[0], 0.0, dp);
+  double c[MAX_S + 1];
+  extrapolation(k, c);
+  for (int i = 0; i < k; ++i) insdg_task_axpby(-c[i], ins->p[i + 1], 1.0, dp);
+}
+
 static void rotate(insdg_dfield **hist, int n)
 {
   insdg_dfield *oldest = hist[n - 1];
@@ -397,7 +427,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
     insdg_task_axpby(0.0, hat, 0.0, ins->tmp);                       /* zero */
     insdg_task_sipdg_data(o->bc_vel, gdata[d], lambda, ins->tmp, ins->helm[d].ux, ins->helm[d].uy, ins->div);
     insdg_task_axpby(-1.0, ins->div, 1.0, rhs[d]);
-    insdg_task_copy(comp[d][3], x);                                  /* initial guess U^n */
+    initial_velocity_guess(ins, d, x);
   }
   int ok = helmholtz(ins, rhs, xs, st->vel_iterations);
   insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
@@ -409,7 +439,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   insdg_task_axpby(0.0, ins->div, 0.0, ins->tmp);
   insdg_task_sipdg_data(o->bc_p, ins->gphi, 0.0, ins->tmp, ins->ux, ins->uy, ins->div);
   insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
-  insdg_task_axpby(0.0, ins->div, 0.0, ins->dp);
+  initial_increment_guess(ins, ins->dp);
   insdg_linop A0 = {insdg_sipdg_apply, &ins->poisson};
   const insdg_linop P = ins->pmg ? (insdg_linop){insdg_pmg_apply, ins->pmg}
                       : ins->famg ? (insdg_linop){full_amg_apply, ins->famg} : (insdg_linop){insdg_jacobi_apply, ins->jacobi_p};
