@@ -13,7 +13,9 @@
  * multiply-add); bytes are the compulsory traffic: every field read or written once,
  * exterior traces, face maps and geometric factors, operator matrices assumed cached.
  *
- * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--csv FILE]
+ * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE]
+ * LIST: comma-separated operator numbers in table order (0 local gradient, 1 G, 2 D, 3 SIPDG,
+ * 4 advection volume, 5 advection surface); all by default.
  */
 #include <math.h>
 #include <stdio.h>
@@ -88,13 +90,18 @@ int main(int argc, char **argv)
 {
   int kmin = 20000, nmin = 1, nmax = 10;
   const char *csv_path = NULL;
+  int want[6] = {1, 1, 1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
-    else {
-      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--csv FILE]\n");
+    else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+      for (int k = 0; k < 6; ++k) want[k] = 0;
+      for (const char *p = argv[++i]; *p; ++p)
+        if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
+    } else {
+      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n");
       return 2;
     }
   }
@@ -141,6 +148,7 @@ int main(int argc, char **argv)
     op_cost c[6];
     costs(N, ref->Ncub, ref->Nfcub, c);
     for (int k = 0; k < 6; ++k) {
+      if (!want[k]) continue;
       const double t = time_op(k, &s) / m->K;
       const double gflops = c[k].flops / t * 1e-9, gbs = c[k].bytes / t * 1e-9;
       const double ai = c[k].flops / c[k].bytes, bound = fmin(peak, ai * bw);
