@@ -12,6 +12,10 @@ issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/squa
   2r   2 ranks x 1 worker (mpirun -np 2, as a user runs it: insdg gives each rank its
        share of the cores)
   Ns4  1 rank x 1 worker, subcycling with 4 substeps
+  1wx2 two independent 1w runs at the same time: the two-core bound. Each copy's step
+       time, halved, is what one step's work takes when it is split perfectly over both
+       cores, with both cores' share of the caches, memory and the host's CPU; ms_2w and
+       ms_2r cannot beat it. Copy i runs on core i (taskset)
 
 Time per step: each setting runs W warm-up steps alone and W + T steps, and the step
 time is the difference of their "step" stage seconds (summary.json) over T, so that the
@@ -86,7 +90,7 @@ def write_case(path, mesh, steps, dt, substeps):
     open(path, "w").write("\n".join(out) + "\n")
 
 
-def run(args, setting, steps, outdir, profile=False):
+def start(args, setting, steps, outdir, profile=False, core=None):
     ranks, workers, substeps = setting
     os.makedirs(outdir, exist_ok=True)
     case = os.path.join(outdir, "case.ini")
@@ -101,27 +105,58 @@ def run(args, setting, steps, outdir, profile=False):
         cmd += ["--blocks", str(args.blocks_per_rank * ranks)]
     if ranks > 1:
         cmd = ["mpirun", "-np", str(ranks)] + cmd
+    if core is not None:
+        cmd = ["taskset", "-c", str(core)] + cmd
     shutil.rmtree(os.path.join(outdir, "out"), ignore_errors=True)
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return cmd, outdir, subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def finish(started):
+    cmd, outdir, p = started
+    out = p.communicate()[0]
     if p.returncode != 0:
-        sys.exit(f"bench_step: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}")
+        sys.exit(f"bench_step: {' '.join(cmd)} failed ({p.returncode}):\n{out[-2000:]}")
     return json.load(open(os.path.join(outdir, "out", "summary.json")))
 
 
-def measure(args, name, setting):
+def run(args, setting, steps, outdir, profile=False):
+    return finish(start(args, setting, steps, outdir, profile))
+
+
+def run_copies(args, setting, steps, outdir, copies):
+    """copies of the same run at the same time, in outdir/copy<i>, copy i on core i (a single
+    run: where insdg puts it); their summaries"""
+    started = [start(args, setting, steps, os.path.join(outdir, f"copy{i}"),
+                     core=i % os.cpu_count() if copies > 1 else None) for i in range(copies)]
+    return [finish(s) for s in started]
+
+
+def measure(args, name, setting, copies=1):
+    """the setting's step time; with copies > 1, that many independent runs at the same time
+    (each copy's step time, the mean over the copies)"""
     outdir = os.path.join(args.work, name)
     os.makedirs(outdir, exist_ok=True)
     load = loadavg()
     W, T, R = args.warmup, args.steps, args.repeats
-    short = run(args, setting, W, outdir)
+
+    def once(steps):
+        s = run_copies(args, setting, steps, outdir, copies)
+        if copies == 1:
+            return s[0]
+        m = dict(s[0])   # step seconds: the mean over the copies; the rest from copy 0
+        m["stage_seconds"] = {"step": statistics.mean(x["stage_seconds"]["step"] for x in s)}
+        m["step_seconds"] = {k: statistics.mean(x["step_seconds"][k] for x in s) for k in STAGES}
+        return m
+
+    short = once(W)
     per_step = short["stage_seconds"]["step"] / W
     if per_step > 1.0:   # a slow setting: fewer steps, one repeat, within the budget
         T = max(2, min(T, int(args.budget / per_step) - W))
         R = 1
     times, stages, last = [], [], None
     for r in range(R):
-        s0 = short if r == 0 else run(args, setting, W, outdir)
-        s1 = run(args, setting, W + T, outdir)
+        s0 = short if r == 0 else once(W)
+        s1 = once(W + T)
         times.append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
         stages.append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
         last = s1
@@ -156,7 +191,9 @@ def markdown(rows, share, cpu):
     for r in rows:
         st = " / ".join(f"{r['stages'][k]:.1f}" for k in STAGES)
         it = "/".join(f"{x:.1f}" for x in r["iterations"])
-        lines.append(f"| {r['name']} ({r['ranks']}r x {r['workers']}w{', Ns=%d' % r['substeps'] if r['substeps'] else ''}) "
+        what = "two 1r x 1w runs at once" if r["name"] == "1wx2" else \
+            f"{r['ranks']}r x {r['workers']}w{', Ns=%d' % r['substeps'] if r['substeps'] else ''}"
+        lines.append(f"| {r['name']} ({what}) "
                      f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {it} | "
                      f"{r['tasks_per_step']:.0f} | {r['tasks_per_p_iteration']:.1f} | {r['waits_per_step']:.1f} | "
                      f"{r['messages_per_step']:.0f} | {r['bytes_per_step']:.0f} | {r['tests_per_step']:.3g} | "
@@ -175,7 +212,7 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--budget", type=float, default=150.0, help="seconds per slow setting")
     p.add_argument("--work", default=os.path.join(ROOT, "build/bench_step"))
-    p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4"])
+    p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4", "1wx2"])
     p.add_argument("--markdown", help="write the table to this file too")
     p.add_argument("--blocks-per-rank", type=int, default=0, help="--blocks for insdg (default: insdg's choice)")
     args = p.parse_args()
@@ -188,9 +225,9 @@ def main():
                         "msh41", "-setnumber", "h", "0.035", "-o", args.mesh], check=True)
     cpu = cpu_model()
     print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
-    settings = {"1w": (1, 1, 0), "2w": (1, 2, 0), "2r": (2, 1, 0), "Ns4": (1, 1, 4)}
+    settings = {"1w": (1, 1, 0), "2w": (1, 2, 0), "2r": (2, 1, 0), "Ns4": (1, 1, 4), "1wx2": (1, 1, 0)}
     t0 = time.time()
-    rows = [measure(args, name, settings[name]) for name in args.settings]
+    rows = [measure(args, name, settings[name], 2 if name == "1wx2" else 1) for name in args.settings]
     prof = run(args, settings["1w"], args.warmup + 10, os.path.join(args.work, "profile"), profile=True)
     cpu_prof = prof["runtime"]["cpu"]
     share = 1.0 - cpu_prof["task_seconds"] / cpu_prof["worker_seconds"]
@@ -201,6 +238,12 @@ def main():
     by = {r["name"]: r for r in rows}
     get = lambda n, k: by[n][k] if n in by else float("nan")  # noqa: E731
     msgs = get("2r", "messages_per_step")
+    if "1wx2" in by and "1w" in by:
+        bound = get("1wx2", "ms_median") / 2
+        print(f"(two-core bound: two 1-worker runs at once take {get('1wx2', 'ms_median'):.1f} ms/step each, so the "
+              f"work of one step split perfectly over both cores takes {bound:.1f} ms = {bound / get('1w', 'ms_median'):.2f} "
+              f"x ms_1w; measured ms_2w = {get('2w', 'ms_median') / get('1w', 'ms_median'):.2f} x ms_1w, "
+              f"ms_2r = {get('2r', 'ms_median') / get('1w', 'ms_median'):.2f} x ms_1w)")
     print(f"(messages_per_step on 2 ranks: {msgs:.0f}, against 20 x {get('2r', 'all_iterations_per_step'):.1f} "
           f"PCG iterations per step = {20 * get('2r', 'all_iterations_per_step'):.0f}; {time.time() - t0:.0f} s in all)")
     print(f"bench_step: ms_1w={get('1w', 'ms_median'):.2f} ms_2w={get('2w', 'ms_median'):.2f} "

@@ -51,7 +51,6 @@
 #include "runtime.h"
 #include "ugrid.h"
 
-enum { EXIT_FAILED_RUN = 1 };
 
 /* ===================================================================== set-up ======== */
 
@@ -745,6 +744,7 @@ typedef struct {
   double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;
+  int already_complete;            /* restarted from a checkpoint at or past the final step */
   l2_errors errors;
   insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
   /* this rank's runtime counters (runtime.h) over the time loop, and per stage of a step */
@@ -781,13 +781,27 @@ static void json_errors(FILE *f, const l2_errors *E, int has_exact)
 /* the solution itself failed: not finite, or diverged (the run stops, no checkpoint) */
 static int solution_broke(const run_state *r) { return !r->finite || r->diverged; }
 
+/* the case's final step reached (or passed, by a checkpoint of a longer case) */
+static int reached_end(const run_state *r) { return r->steps >= r->s->nsteps; }
+
 static const char *status_text(const run_state *r)
 {
-  return r->output_failed ? "output failed"
-         : !r->finite     ? "not finite"
-         : r->diverged    ? "diverged"
-         : !r->converged  ? "not converged"
-                          : "completed";
+  return r->output_failed                     ? "output failed"
+         : !r->finite                         ? "not finite"
+         : r->diverged                        ? "diverged"
+         : !r->converged                      ? "not converged"
+         : r->interrupted && !reached_end(r)  ? "stopped"
+                                              : "completed";
+}
+
+/* the exit status of each outcome (run.h, docs/user_guide.md "Exit status") */
+static int exit_status(const run_state *r)
+{
+  return r->output_failed                     ? INSDG_EXIT_OUTPUT
+         : solution_broke(r)                  ? INSDG_EXIT_DIVERGED
+         : !r->converged                      ? INSDG_EXIT_NOT_CONVERGED
+         : r->interrupted && !reached_end(r)  ? INSDG_EXIT_STOPPED
+                                              : 0;
 }
 
 /* "runtime": StarPU's worker profiling of the time loop on rank 0, or null without
@@ -1151,7 +1165,7 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   checkpoint_decision(r, &checkpoint_due, &stop);
   if (stop && r->rank == 0) end_progress_line(pg), printf("insdg run: signal received: checkpoint and stop\n");
   r->interrupted = stop;
-  const int last = r->steps == r->s->nsteps || failed || solution_broke(r) || stop;
+  const int last = reached_end(r) || failed || solution_broke(r) || stop;
   const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
   while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
   if (last || due) output_fields(r, sv, pg);
@@ -1193,10 +1207,10 @@ static int finish(run_state *r, solver *sv)
   double t0 = MPI_Wtime();
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
-  int status = r->output_failed || solution_broke(r) || !r->converged ? EXIT_FAILED_RUN : 0;
+  int status = exit_status(r);
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
-    if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = EXIT_FAILED_RUN;
+    if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = INSDG_EXIT_OUTPUT;
     print_end(r);
   }
   return status;   /* rank 0 alone may see a summary it could not write: mpirun reports any rank's */
@@ -1241,7 +1255,16 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     if (r.rank == 0 && s.csv_continue) csv_continue(&s, r.steps);
   }
   r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
-  time_loop(&r, &sv);
+  r.already_complete = reached_end(&r);
+  if (r.already_complete) {   /* a requeued finished job: nothing to do, nothing rewritten but the summary */
+    if (r.rank == 0)
+      printf("insdg run: already complete: the checkpoint is at step %d (t = %g), the case ends at step %d; "
+             "no step taken\n", r.steps, r.t, s.nsteps);
+    observe_fields(sv.ob, sv.ins, r.t);   /* for the errors in the summary */
+    r.steps0 = r.steps;
+  } else {
+    time_loop(&r, &sv);
+  }
   const int status = finish(&r, &sv);
   solver_destroy(&sv);
   setup_destroy(&s);

@@ -27,10 +27,20 @@ typedef struct {
   const char *restart;     /* checkpoint to continue from, or NULL */
 } insdg_run_opts;
 
+/* Exit statuses of `insdg run` besides 0 (completed, or already complete: a restart from a
+   checkpoint at or past the final step takes no step) and 2 (INSDG_EXIT_USER, error.h: bad
+   input, nothing written). What a batch script acts on (jobs/README.md): 3 means resubmit
+   with --restart of the newest checkpoint; 4, 5 and 6 stop a chain. In each of them the
+   fields, diagnostics.csv and summary.json (its "status") of the last step are written. */
+enum {
+  INSDG_EXIT_STOPPED = 3,         /* "stopped": SIGTERM or SIGUSR1, checkpoint written */
+  INSDG_EXIT_NOT_CONVERGED = 4,   /* "not converged": a linear solve did not converge */
+  INSDG_EXIT_DIVERGED = 5,        /* "diverged" or "not finite" */
+  INSDG_EXIT_OUTPUT = 6           /* "output failed": a field, checkpoint or summary file */
+};
+
 /* Initialises and shuts down the runtime itself (collective: every rank calls it with the
-   same options). Returns the process exit status: 0 on success, 2 (INSDG_EXIT_USER) for a
-   user error, 1 when a solve did not converge or the solution stopped being finite (the
-   fields and summary of that step are still written). */
+   same options). Returns the process exit status: 0, INSDG_EXIT_USER or one of the above. */
 int insdg_run(int *argc, char ***argv, const insdg_run_opts *opts);
 
 #endif

@@ -12,7 +12,8 @@
  * Worker count and scheduler come from the options when given, else from StarPU's own
  * environment variables (STARPU_NCPU, STARPU_SCHED, ...), else from the cores this
  * process may run on (its affinity mask) shared among the ranks of the node that have
- * the same mask; workers are bound to those cores.
+ * the same mask; workers are bound to those cores, one per core, unless there are fewer
+ * workers than cores (CPU-only StarPU): then the kernel places them.
  */
 #ifndef INSDG_RUNTIME_H
 #define INSDG_RUNTIME_H

@@ -16,7 +16,7 @@
 #                       to 1e-6 (field round-off, amplified where an error or a force is a
 #                       small difference of large terms)
 #  run_mpi3             3 ranks, 7 blocks (2, 2, 3), against run_mpi1 the same way
-#  run_not_converged    a pressure solve allowed 2 iterations: exit status 1 after step 1,
+#  run_not_converged    a pressure solve allowed 2 iterations: exit status 4 after step 1,
 #                       the message, that step's fields, summary with converged false
 #  run_bad_*            user errors: exit 2, one line on stderr, nothing on stdout, before
 #                       any work (singleton runs: under mpirun, Open MPI adds its own lines)
@@ -84,14 +84,14 @@ insdg_run_test(run_mpi3 3 run_taylor_mpi.ini --blocks 7)
 insdg_run_check(run_mpi3 "run_mpi1_out;run_mpi3_out" --steps 2 --files 3 --forces right --max-error u=5e-3
                 --compare ${_run_out}/run_mpi1 --rtol 1e-6)
 
-# a solve that does not converge: status 1 (not a user error), the run stops after writing
+# a solve that does not converge: status 4 (not a user error), the run stops after writing
 add_test(NAME run_not_converged_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/run_not_converged)
 add_test(NAME run_not_converged COMMAND sh -c "\"$0\" run \"$1\" --output \"$2\"; echo \"exit status $?\""
          $<TARGET_FILE:insdg> ${_run_cases}/run_not_converged.ini ${_run_out}/run_not_converged)
 set_tests_properties(run_not_converged_clean PROPERTIES LABELS mpi FIXTURES_SETUP run_not_converged_clean)
 set_tests_properties(run_not_converged PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 60
                      FIXTURES_REQUIRED run_not_converged_clean FIXTURES_SETUP run_not_converged_out
-                     PASS_REGULAR_EXPRESSION "step 1: the pressure solve did not converge.*exit status 1")
+                     PASS_REGULAR_EXPRESSION "step 1: the pressure solve did not converge.*exit status 4")
 insdg_run_check(run_not_converged run_not_converged_out --steps 1 --files 1 --forces right --status "not converged")
 
 # user errors, each before any work; the command's words are separated by '|' here
@@ -206,7 +206,7 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_start_exact.ini "${_start_text}
 insdg_run_test(run_start_exact 1 ${CMAKE_CURRENT_BINARY_DIR}/cases/run_start_exact.ini)
 insdg_run_check(run_start_exact run_start_exact_out --steps 5 --files 2 --forces right --max-error u=3e-4 v=3e-4)
 
-# a run that diverges without overflowing (EXT at twice its stable dt): status 1, the
+# a run that diverges without overflowing (EXT at twice its stable dt): status 5, the
 # message, "diverged" in summary.json, the last step's fields (N = 3, dt = 0.04: the
 # speed passes 10 times the data's at step 13)
 string(REPLACE "dt = 0.01\nfinal_time = 0.02" "dt = 0.04\nfinal_time = 2" _div_text "${_precond_base}")
@@ -218,5 +218,31 @@ add_test(NAME run_diverged COMMAND sh -c "\"$0\" run \"$1\" --output \"$2\"; ech
 set_tests_properties(run_diverged_clean PROPERTIES LABELS mpi FIXTURES_SETUP run_diverged_clean)
 set_tests_properties(run_diverged PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 60
                      FIXTURES_REQUIRED run_diverged_clean FIXTURES_SETUP run_diverged_out
-                     PASS_REGULAR_EXPRESSION "step 13: max \\|u\\| = [^ ]+, more than 10 times the largest initial or boundary speed \\([^)]+\\): the run diverged.*exit status 1")
+                     PASS_REGULAR_EXPRESSION "step 13: max \\|u\\| = [^ ]+, more than 10 times the largest initial or boundary speed \\([^)]+\\): the run diverged.*exit status 5")
 insdg_run_check(run_diverged run_diverged_out --steps 13 --files 2 --forces right --status "diverged")
+
+# Stop and continue, as a batch job does (tests/check_signal.py): the short Taylor case for
+# 300 steps with checkpoints every 100; SIGUSR1 to mpirun (which forwards it) or SIGTERM to
+# each rank mid-run: exit 3, status "stopped", a checkpoint of the stop step; the chain of
+# restarts ends bitwise equal to the uninterrupted run with the same diagnostics.csv; a
+# restart from the final checkpoint takes no step (exit 0, "already complete").
+file(READ ${_run_cases}/run_taylor_ckpt.ini _sig_text)
+string(REPLACE "../../cases/taylor_vortex/square.msh" "${CMAKE_CURRENT_SOURCE_DIR}/../cases/taylor_vortex/square.msh"
+       _sig_text "${_sig_text}")
+string(REPLACE "final_time = 0.04" "final_time = 3" _sig_text "${_sig_text}")
+string(REPLACE "interval = 0.02" "interval = 1" _sig_text "${_sig_text}")
+string(REPLACE "checkpoint_interval_steps = 2" "checkpoint_interval_steps = 100" _sig_text "${_sig_text}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_signal.ini "${_sig_text}")
+foreach(_sig USR1:mpirun TERM:ranks)
+  string(REPLACE ":" ";" _parts ${_sig})
+  list(GET _parts 0 _s)
+  list(GET _parts 1 _to)
+  add_test(NAME run_signal_${_s}_${_to} COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_signal.py
+           $<TARGET_FILE:insdg> ${CMAKE_CURRENT_BINARY_DIR}/cases/run_signal.ini ${_run_out}/run_signal_${_s}
+           --ranks 2 --signal ${_s} --to ${_to})
+  # not INSDG_MPI_ENV: with its unbound workers two ranks' spinning exchanges share a core
+  # for whole time slices (0.4 s per step here); Open MPI's default binding, as users run it
+  set_tests_properties(run_signal_${_s}_${_to} PROPERTIES LABELS mpi TIMEOUT 300
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1"
+                       PASS_REGULAR_EXPRESSION "check_signal: ok")
+endforeach()

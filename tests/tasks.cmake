@@ -35,3 +35,15 @@ add_test(NAME demo_bad_blocks COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:insdg
 add_test(NAME demo_too_many_blocks COMMAND ${CMAKE_COMMAND} -DCMD=$<TARGET_FILE:insdg>\;demo\;${_mesh}\;--blocks\;5000
          "-DREGEX=5000 blocks .*use fewer blocks" -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
 set_tests_properties(demo_bad_blocks demo_too_many_blocks PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}")
+
+# worker binding (tasks/runtime.h): one worker per core bound, fewer workers than cores
+# unbound (two runs side by side would otherwise share the first core). Not under
+# INSDG_MPI_ENV, which unbinds every worker; skipped (77) on one core and with a CUDA StarPU.
+add_executable(test_binding test_binding.c)
+target_link_libraries(test_binding PRIVATE insdg_tasks)
+add_test(NAME binding_fewer_workers_unbound COMMAND $<TARGET_FILE:test_binding> unbound)
+add_test(NAME binding_one_per_core_bound COMMAND $<TARGET_FILE:test_binding> bound)
+set_tests_properties(binding_fewer_workers_unbound PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                     ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${CMAKE_BINARY_DIR}")
+set_tests_properties(binding_one_per_core_bound PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+                     ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
