@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install insdg's build and run dependencies from Debian's packages (bookworm). Idempotent:
 # does nothing when everything is already installed. Needs root (or sudo).
+#   --slurm  also Slurm's daemons, client and munge, for the ctest label slurm (CI); left out
+#            by default: on a machine with systemd their packages start the daemons
 set -euo pipefail
 packages=(
   build-essential pkg-config cmake
@@ -13,6 +15,7 @@ packages=(
   python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
   xz-utils mawk dpkg-dev patch          # GPU bundle (tools/gpu-bundle.sh, tests/bundle_chroot.sh), StarPU source
 )
+[ "${1:-}" = "--slurm" ] && packages+=(slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
