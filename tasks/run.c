@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -745,6 +746,7 @@ typedef struct {
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;
   int already_complete;            /* restarted from a checkpoint at or past the final step */
+  double *rss_mib;                 /* rank 0: every rank's peak resident memory (MiB), at the end */
   l2_errors errors;
   insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
   /* this rank's runtime counters (runtime.h) over the time loop, and per stage of a step */
@@ -895,6 +897,13 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, "},\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
   json_profile(f, &r->profile);
   json_counters(f, r);
+  double most = 0;   /* peak resident memory of each rank (getrusage), for scaling studies */
+  fprintf(f, ",\n  \"max_rss_mib\": ");
+  for (int i = 0; i < r->size; ++i) most = fmax(most, r->rss_mib[i]);
+  json_number(f, most);
+  fprintf(f, ",\n  \"rss_mib_per_rank\": [");
+  for (int i = 0; i < r->size; ++i) fprintf(f, "%s", i ? ", " : ""), json_number(f, r->rss_mib[i]);
+  fprintf(f, "]");
   fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
           r->converged ? "true" : "false");
   json_string(f, status_text(r));
@@ -1208,10 +1217,16 @@ static int finish(run_state *r, solver *sv)
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   int status = exit_status(r);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  const double rss = ru.ru_maxrss / 1024.0;   /* Linux: KiB */
+  if (r->rank == 0) r->rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
+  MPI_Gather(&rss, 1, MPI_DOUBLE, r->rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = INSDG_EXIT_OUTPUT;
     print_end(r);
+    free(r->rss_mib);
   }
   return status;   /* rank 0 alone may see a summary it could not write: mpirun reports any rank's */
 }

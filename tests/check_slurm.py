@@ -13,8 +13,10 @@ Exit 77 (skipped) when Slurm is not installed (tools/install-deps.sh installs it
    final time with the fields bitwise those of an uninterrupted run and diagnostics.csv
    byte for byte the same;
 3. the script on the finished case: no step ("already complete"), exit 0, nothing resubmitted;
-4. a failing case (a solve that does not converge, exit 4): nothing resubmitted.
+4. a failing case (a solve that does not converge, exit 4): nothing resubmitted;
+5. tools/scaling.py: a strong-scaling study R = 1, 2 through Slurm writes its CSV and plot.
 """
+import csv
 import glob
 import os
 import re
@@ -227,6 +229,17 @@ def main():
         if rc != 4 or "the chain ends here" not in out or len(glob.glob(os.path.join(work, "insdg-*.out"))) != n_before + 2:
             fail(f"the failing case: exit {rc}\n{out[-2000:]}")
         print(f"check_slurm: 4. job {job}: a solve did not converge, exit 4, nothing resubmitted")
+
+        # 5. a strong-scaling study through Slurm
+        study = os.path.join(work, "study")
+        p = sh(["/usr/bin/python3", os.path.join(repo, "tools/scaling.py"), "strong", short, "--ranks", "1", "2",
+                "--steps", "10", "--launcher", "slurm", "--insdg", insdg, "--out", study])
+        print(p.stdout[-1500:])
+        table = list(csv.DictReader(open(os.path.join(study, "scaling.csv")))) if p.returncode == 0 else []
+        if [int(r["ranks"]) for r in table] != [1, 2] or not os.path.exists(os.path.join(study, "scaling.png")) or \
+                not all(float(r["ms_per_step"]) > 0 and float(r["max_rss_mib"]) > 0 for r in table):
+            fail("tools/scaling.py through Slurm: no CSV with R = 1, 2 or no plot")
+        print(f"check_slurm: 5. tools/scaling.py strong R = 1, 2 through Slurm: {study}/scaling.csv and scaling.png")
         print("check_slurm: ok")
     finally:
         stop_daemons()
