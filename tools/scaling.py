@@ -12,9 +12,10 @@ speed-up and efficiency against the ideal.
 Options: --workers W (StarPU CPU workers per rank, default 1), --steps T (time steps per
 run, default 50: final_time = T dt), --launcher auto|slurm|mpirun (auto: Slurm when `sbatch`
 and a running controller are found), --insdg PATH (default build/insdg), --sbatch-args
-"..." (extra sbatch options: partition, time, ...), --replot (only read the summaries
-again). Slurm runs go through jobs/insdg-cpu.sbatch, one job per R (`sbatch --wait`,
---ntasks R --cpus-per-task W). Each run: OUT/R<r>/case.ini and OUT/R<r>/out/summary.json.
+"..." (extra sbatch options: partition, time, GPUs, ...), --script (the job script,
+default jobs/insdg-cpu.sbatch; jobs/insdg-nvidia.sbatch for one GPU per rank), --replot
+(only read the summaries again). Slurm runs go through the job script, one job per R
+(`sbatch --wait --ntasks R --cpus-per-task W`). Each run: OUT/R<r>/case.ini and OUT/R<r>/out/summary.json.
 
 CSV (OUT/scaling.csv), one row per R: ranks, workers, K, N, dofs, steps, ms per step and by
 stage (advection, velocity, pressure, update: summary.json step_seconds / steps), mean
@@ -95,7 +96,7 @@ def run_one(a, R, case, outdir):
     if a.launcher == "slurm":
         cmd = ["sbatch", "--wait", f"--ntasks={R}", f"--cpus-per-task={a.workers}",
                f"--chdir={os.path.dirname(outdir)}"] + a.sbatch_args.split() + \
-              [os.path.join(ROOT, "jobs/insdg-cpu.sbatch"), case, outdir]
+              [a.script, case, outdir]
     else:
         cmd = ["mpirun", "-np", str(R), a.insdg, "run", case, "--output", outdir, "--progress", "log"]
     print(f"scaling: R = {R}: {' '.join(cmd)}", flush=True)
@@ -175,6 +176,8 @@ def main():
     p.add_argument("--launcher", choices=["auto", "slurm", "mpirun"], default="auto")
     p.add_argument("--insdg", default=os.path.join(ROOT, "build/insdg"))
     p.add_argument("--sbatch-args", default="")
+    p.add_argument("--script", default=os.path.join(ROOT, "jobs/insdg-cpu.sbatch"),
+                   help="the batch script of one run (Slurm): jobs/insdg-cpu.sbatch, -nvidia or -amd")
     p.add_argument("--replot", action="store_true")
     a = p.parse_args()
     a.out, a.insdg = os.path.abspath(a.out), os.path.abspath(a.insdg)
