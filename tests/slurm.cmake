@@ -7,3 +7,12 @@ add_test(NAME slurm_cpu_jobs COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR
          $<TARGET_FILE:insdg> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/slurm_work)
 set_tests_properties(slurm_cpu_jobs PROPERTIES LABELS slurm TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
                      ENVIRONMENT "STARPU_HOME=${CMAKE_BINARY_DIR}")
+
+# The GPU job scripts cannot run here (no GPU): their syntax, and gpu-rank.sh's choice of
+# device: rank i of a node gets the i-th of the GPUs Slurm gave the job (or GPU i), a rank
+# beyond them is refused (status 2).
+add_test(NAME jobs_scripts_syntax COMMAND sh -c "for f in \"$0\"/*.sbatch \"$0\"/*.sh; do bash -n \"$f\" || exit 1; done; echo syntax ok" ${CMAKE_SOURCE_DIR}/jobs)
+set_tests_properties(jobs_scripts_syntax PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "syntax ok")
+set(_gr ${CMAKE_SOURCE_DIR}/jobs/gpu-rank.sh)
+add_test(NAME jobs_gpu_rank COMMAND sh -c "set -e; a=$(CUDA_VISIBLE_DEVICES=4,5,6 OMPI_COMM_WORLD_LOCAL_RANK=1 \"$0\" printenv CUDA_VISIBLE_DEVICES); b=$(env -u CUDA_VISIBLE_DEVICES SLURM_LOCALID=3 \"$0\" printenv CUDA_VISIBLE_DEVICES); c=$(INSDG_GPU_VENDOR=amd ROCR_VISIBLE_DEVICES=0,1 OMPI_COMM_WORLD_LOCAL_RANK=0 \"$0\" printenv ROCR_VISIBLE_DEVICES); if CUDA_VISIBLE_DEVICES=0 OMPI_COMM_WORLD_LOCAL_RANK=1 \"$0\" true 2>/dev/null; then d=accepted; else d=refused; fi; echo \"devices $a $b $c $d\"" ${_gr})
+set_tests_properties(jobs_gpu_rank PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "devices 5 3 0 refused")
