@@ -2,6 +2,7 @@
 #include "checkpoint.h"
 
 #include <netcdf.h>
+#include <netcdf_par.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +18,30 @@
     }                                                                                            \
   } while (0)
 
-/* rank 0's status and message to every rank */
+/* 1 on every rank when status is nonzero on any; the lowest such rank's message to all */
 static int agree(insdg_tasks *T, int status, char *err, size_t errlen)
 {
-  MPI_Bcast(&status, 1, MPI_INT, 0, T->comm);
-  if (status) MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, T->comm);
-  return status;
+  const int mine = status ? T->rank : T->size;
+  int lowest;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, T->comm);
+  if (lowest == T->size) return 0;
+  MPI_Bcast(err, (int)errlen, MPI_CHAR, lowest, T->comm);
+  return 1;
 }
+
+/* this rank's elements: [first, last) of the renumbered mesh (contiguous, dfield.h) */
+static void my_range(const insdg_tasks *T, int *first, int *last)
+{
+  const insdg_layout *L = T->L;
+  *first = *last = 0;
+  for (int b = 0, seen = 0; b < L->B; ++b) {
+    if (L->block_rank[b] != T->rank) continue;
+    if (!seen) *first = L->block_start[b], seen = 1;
+    *last = L->block_start[b + 1];
+  }
+}
+
+#define ELEM_VAR "element_original"
 
 int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                            char *err, size_t errlen)
@@ -31,49 +49,90 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   insdg_dfield *fields[INSDG_INS_MAX_STATE];
   const char *names[INSDG_INS_MAX_STATE];
   const int nf = insdg_ins_state(ins, fields, names);
-  const insdg_mesh *m = T->L->mesh;
-  const size_t n = (size_t)m->K * m->ref->Np;
-  double *buf = insdg_malloc(sizeof(double) * n), t, t_hist[4];
-  int steps, status = 0, ncid = -1, dim, var[INSDG_INS_MAX_STATE];
+  const insdg_layout *L = T->L;
+  const int Np = L->mesh->ref->Np, K = L->mesh->K;
+  int first, last;
+  my_range(T, &first, &last);
+  double *buf = insdg_malloc(sizeof(double) * ((size_t)(last - first) * Np + 1)), t, t_hist[4];
+  int steps, ncid = -1, dim[2], var[INSDG_INS_MAX_STATE], evar;
   char tmp[4200];
   err[0] = 0;
   insdg_ins_state_times(ins, &t, &steps, t_hist);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (T->rank == 0) {
-    NC_TRY(nc_create(tmp, NC_NETCDF4 | NC_CLOBBER, &ncid), "creating the checkpoint");
-    NC_TRY(nc_def_dim(ncid, "node", n, &dim), "defining the node dimension");
-    for (int k = 0; k < nf; ++k) NC_TRY(nc_def_var(ncid, names[k], NC_DOUBLE, 1, &dim, &var[k]), names[k]);
-    NC_TRY(nc_put_att_text(ncid, NC_GLOBAL, "description",
-                           strlen("insdg checkpoint: state of the BDF/EXT splitting scheme, original element order"),
-                           "insdg checkpoint: state of the BDF/EXT splitting scheme, original element order"),
-           "attributes");
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "time", NC_DOUBLE, 1, &t), "attributes");
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "history_times", NC_DOUBLE, 4, t_hist), "attributes");
-    NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "steps", NC_INT, 1, &steps), "attributes");
-    const int ints[4] = {info->N, info->K, info->S, info->Ns};
-    NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "N_K_S_Ns", NC_INT, 4, ints), "attributes");
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "dt", NC_DOUBLE, 1, &info->dt), "attributes");
-    NC_TRY(nc_enddef(ncid), "leaving define mode");
-  }
+  /* collective: every rank opens the file and defines the same variables */
+  int s = nc_create_par(tmp, NC_NETCDF4 | NC_CLOBBER, T->comm, MPI_INFO_NULL, &ncid);
+  if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (creating the checkpoint)", path, nc_strerror(s)), ncid = -1;
+  if (agree(T, s != NC_NOERR, err, errlen)) goto done;
+  NC_TRY(nc_def_dim(ncid, "node", (size_t)K * Np, &dim[0]), "defining the node dimension");
+  NC_TRY(nc_def_dim(ncid, "element", (size_t)K, &dim[1]), "defining the element dimension");
+  for (int k = 0; k < nf; ++k) NC_TRY(nc_def_var(ncid, names[k], NC_DOUBLE, 1, &dim[0], &var[k]), names[k]);
+  NC_TRY(nc_def_var(ncid, ELEM_VAR, NC_INT, 1, &dim[1], &evar), ELEM_VAR);
+  static const char desc[] = "insdg checkpoint: state of the BDF/EXT splitting scheme; element e of the file "
+                             "(nodes e*Np .. e*Np+Np-1) is element element_original[e] of the mesh file";
+  NC_TRY(nc_put_att_text(ncid, NC_GLOBAL, "description", strlen(desc), desc), "attributes");
+  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "time", NC_DOUBLE, 1, &t), "attributes");
+  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "history_times", NC_DOUBLE, 4, t_hist), "attributes");
+  NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "steps", NC_INT, 1, &steps), "attributes");
+  const int ints[4] = {info->N, info->K, info->S, info->Ns};
+  NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "N_K_S_Ns", NC_INT, 4, ints), "attributes");
+  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "dt", NC_DOUBLE, 1, &info->dt), "attributes");
+  NC_TRY(nc_enddef(ncid), "leaving define mode");
+  for (int k = 0; k < nf; ++k) NC_TRY(nc_var_par_access(ncid, var[k], NC_COLLECTIVE), "collective access");
+  NC_TRY(nc_var_par_access(ncid, evar, NC_COLLECTIVE), "collective access");
 fail:
-  status = agree(T, err[0] && T->rank == 0 ? 1 : 0, err, errlen);
-  for (int k = 0; k < nf && !status; ++k) {   /* every rank gathers, rank 0 writes */
-    insdg_dfield_gather(fields[k], buf);
-    if (T->rank == 0) {
-      const int s = nc_put_var_double(ncid, var[k], buf);
-      if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), names[k]), status = 1;
+  if (agree(T, err[0] != 0, err, errlen)) goto done;
+  { /* each rank writes its own slab of every variable: no gather */
+    const size_t e0 = (size_t)first, ne = (size_t)(last - first), n0 = e0 * Np, nn = ne * Np;
+    s = nc_put_vara_int(ncid, evar, &e0, &ne, L->old_elem + first);
+    if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), ELEM_VAR);
+    for (int k = 0; k < nf && s == NC_NOERR; ++k) {
+      int a, b;
+      insdg_dfield_local(fields[k], buf, &a, &b);
+      s = nc_put_vara_double(ncid, var[k], &n0, &nn, buf);
+      if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), names[k]);
     }
-    status = agree(T, status, err, errlen);
+    agree(T, s != NC_NOERR, err, errlen);
   }
-  if (T->rank == 0 && ncid >= 0) {
-    const int s = nc_close(ncid);
-    if (!status && s != NC_NOERR) snprintf(err, errlen, "%s: %s (closing)", path, nc_strerror(s)), status = 1;
-    if (!status && rename(tmp, path) != 0) snprintf(err, errlen, "%s: cannot rename %s into place", path, tmp), status = 1;
-    if (status) remove(tmp);
+done:
+  if (ncid >= 0) {
+    s = nc_close(ncid);
+    if (!err[0] && s != NC_NOERR) snprintf(err, errlen, "%s: %s (closing)", path, nc_strerror(s));
   }
+  int status = agree(T, err[0] != 0, err, errlen);
+  if (!status) {   /* complete: under the final name */
+    const int bad = T->rank == 0 && rename(tmp, path) != 0;
+    if (bad) snprintf(err, errlen, "%s: cannot rename %s into place", path, tmp);
+    status = agree(T, bad, err, errlen);
+  }
+  if (status && T->rank == 0) remove(tmp);
   free(buf);
-  return agree(T, status, err, errlen);
+  return status;
 }
+
+typedef struct {
+  int orig, local;
+} elem_pair;
+
+static int by_orig(const void *a, const void *b)
+{
+  const int x = ((const elem_pair *)a)->orig, y = ((const elem_pair *)b)->orig;
+  return (x > y) - (x < y);
+}
+
+/* this rank's local index of original element orig, or -1 */
+static int find_local(const elem_pair *mine, int n, int orig)
+{
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    if (mine[mid].orig == orig) return mine[mid].local;
+    if (mine[mid].orig < orig) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+enum { CHUNK = 4096 };   /* elements read at a time */
 
 int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                           char *err, size_t errlen)
@@ -83,9 +142,18 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   const int nf = insdg_ins_state(ins, fields, names);
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np, K = L->mesh->K;
-  const size_t n = (size_t)K * Np;
-  double *orig = insdg_malloc(sizeof(double) * n), *renum = insdg_malloc(sizeof(double) * n), t, t_hist[4], dt;
-  int ncid = -1, steps, ints[4], status = 0;
+  int first, last;
+  my_range(T, &first, &last);
+  const int nloc = last - first;
+  /* this rank's elements by original index; the state's local fields; one chunk of the file */
+  elem_pair *mine = insdg_malloc(sizeof(elem_pair) * ((size_t)nloc + 1));
+  for (int i = 0; i < nloc; ++i) mine[i] = (elem_pair){L->old_elem[first + i], i};
+  qsort(mine, (size_t)nloc, sizeof *mine, by_orig);
+  double *local[INSDG_INS_MAX_STATE];
+  for (int k = 0; k < nf; ++k) local[k] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
+  double *chunk = insdg_malloc(sizeof(double) * (size_t)CHUNK * Np), t, t_hist[4], dt;
+  int *orig = insdg_malloc(sizeof(int) * CHUNK), *where = insdg_malloc(sizeof(int) * CHUNK);
+  int ncid = -1, steps, ints[4], var[INSDG_INS_MAX_STATE], evar = -1, found = 0;
   size_t len;
   err[0] = 0;
   NC_TRY(nc_open(path, NC_NOWRITE, &ncid), "opening the checkpoint");
@@ -101,27 +169,53 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "history_times", t_hist), "reading the history times");
   NC_TRY(nc_get_att_int(ncid, NC_GLOBAL, "steps", &steps), "reading the step count");
   for (int k = 0; k < nf; ++k) {
-    int var, dim;
-    NC_TRY(nc_inq_varid(ncid, names[k], &var), names[k]);
-    NC_TRY(nc_inq_vardimid(ncid, var, &dim), names[k]);
+    int dim;
+    NC_TRY(nc_inq_varid(ncid, names[k], &var[k]), names[k]);
+    NC_TRY(nc_inq_vardimid(ncid, var[k], &dim), names[k]);
     NC_TRY(nc_inq_dimlen(ncid, dim, &len), names[k]);
-    if (len != n) {
-      snprintf(err, errlen, "%s: %s has %zu values, the mesh needs %zu", path, names[k], len, n);
+    if (len != (size_t)K * Np) {
+      snprintf(err, errlen, "%s: %s has %zu values, the mesh needs %zu", path, names[k], len, (size_t)K * Np);
       goto fail;
     }
-    NC_TRY(nc_get_var_double(ncid, var, orig), names[k]);
-    for (int e = 0; e < K; ++e)   /* original order -> renumbered */
-      memcpy(renum + (size_t)e * Np, orig + (size_t)L->old_elem[e] * Np, sizeof(double) * Np);
-    insdg_dfield_set(fields[k], renum);
   }
+  if (nc_inq_varid(ncid, ELEM_VAR, &evar) != NC_NOERR) {
+    snprintf(err, errlen, "%s: no variable %s: not an insdg checkpoint, or one written before 2026-11-25 (they "
+             "cannot be read)", path, ELEM_VAR);
+    goto fail;
+  }
+  /* The file's elements in chunks: keep those of this rank. With the writer's partition,
+     only this rank's own slab matches, and only that is read. */
+  for (int p0 = 0; p0 < K; p0 += CHUNK) {
+    const size_t start = (size_t)p0, count = (size_t)(K - p0 < CHUNK ? K - p0 : CHUNK);
+    NC_TRY(nc_get_vara_int(ncid, evar, &start, &count, orig), ELEM_VAR);
+    size_t lo = count, hi = 0;
+    for (size_t j = 0; j < count; ++j) {
+      if (orig[j] < 0 || orig[j] >= K) {
+        snprintf(err, errlen, "%s: %s[%zu] = %d is not an element of the mesh (K = %d)", path, ELEM_VAR,
+                 start + j, orig[j], K);
+        goto fail;
+      }
+      where[j] = find_local(mine, nloc, orig[j]);
+      if (where[j] >= 0) lo = j < lo ? j : lo, hi = j + 1, ++found;
+    }
+    if (lo >= hi) continue;
+    const size_t n0 = (start + lo) * Np, nn = (hi - lo) * Np;
+    for (int k = 0; k < nf; ++k) {
+      NC_TRY(nc_get_vara_double(ncid, var[k], &n0, &nn, chunk), names[k]);
+      for (size_t j = lo; j < hi; ++j)
+        if (where[j] >= 0)
+          memcpy(local[k] + (size_t)where[j] * Np, chunk + (j - lo) * Np, sizeof(double) * Np);
+    }
+  }
+  if (found != nloc) {
+    snprintf(err, errlen, "%s: %d of this rank's %d elements are not in the checkpoint", path, nloc - found, nloc);
+    goto fail;
+  }
+  for (int k = 0; k < nf; ++k) insdg_dfield_set_local(fields[k], local[k]);
   insdg_ins_restore_state(ins, t, steps, t_hist);
 fail:
   if (ncid >= 0) nc_close(ncid);
-  status = err[0] != 0;
-  free(orig), free(renum);
-  /* every rank read the same file: the same outcome everywhere, but agree anyway */
-  int any = status;
-  MPI_Allreduce(&status, &any, 1, MPI_INT, MPI_MAX, T->comm);
-  if (any && !status) snprintf(err, errlen, "%s: another rank could not read the checkpoint", path);
-  return any;
+  for (int k = 0; k < nf; ++k) free(local[k]);
+  free(mine), free(chunk), free(orig), free(where);
+  return agree(T, err[0] != 0, err, errlen);
 }

@@ -1,16 +1,19 @@
 /* checkpoint.h -- checkpoint and restart of a Navier-Stokes run (NetCDF-4).
  *
  * A checkpoint holds everything the scheme needs to continue (insdg_ins_state: the
- * velocity, pressure and advection histories, the history times and the step count) in
- * the ORIGINAL element order, so that a run restarts on any number of ranks or blocks:
- * bitwise equal to an uninterrupted run on the same decomposition, equal to round-off on
- * another. It also records N, K, S, Ns and dt, checked on restart.
+ * velocity, pressure and advection histories, the history times and the step count), with
+ * the original index of each of its elements (element_original), so that a run restarts
+ * on any number of ranks or blocks: bitwise equal to an uninterrupted run on the same
+ * decomposition, equal to round-off on another. It also records N, K, S, Ns and dt,
+ * checked on restart.
  *
- * Writing gathers each field to every rank (insdg_dfield_gather) and rank 0 writes the
- * file under "<path>.tmp", renamed when complete: a crash never leaves a half-written
- * checkpoint under the final name. (Gathering costs O(K Np) memory per rank per field,
- * one field at a time; a parallel write is the next step for very large runs.)
- * Reading: every rank reads the file and sets its own blocks.
+ * Writing is parallel (NetCDF-4 over MPI-IO, collective): each rank writes its own
+ * elements, a contiguous slab in the writer's element order, into "<path>.tmp", renamed
+ * when complete: a crash never leaves a half-written checkpoint under the final name, and
+ * no rank holds more than its own part. Reading: each rank reads the file's element
+ * indices a chunk at a time and the values of its own elements only (with the writer's
+ * decomposition, just its own slab); memory per rank: its own part and one chunk. Files
+ * without element_original (written before 2026-11-25) are refused with a message.
  *
  * This lives in tasks/, not io/, because it reads and writes distributed fields.
  */

@@ -72,6 +72,21 @@ void insdg_dfield_gather(insdg_dfield *f, double *global_original)
   free(mine);
 }
 
+void insdg_dfield_set_local(insdg_dfield *f, const double *local)
+{
+  const insdg_layout *L = f->T->L;
+  const int Np = L->mesh->ref->Np;
+  int first = -1;
+  for (int b = 0; b < L->B; ++b) {
+    if (L->block_rank[b] != f->T->rank) continue;
+    if (first < 0) first = L->block_start[b];
+    starpu_data_acquire(f->block[b], STARPU_W);
+    memcpy(f->block_mem[b], local + (size_t)(L->block_start[b] - first) * Np,
+           sizeof(double) * (size_t)L->block[b]->K * Np);
+    starpu_data_release(f->block[b]);
+  }
+}
+
 void insdg_dfield_local(insdg_dfield *f, double *local, int *e_begin, int *e_end)
 {
   const insdg_layout *L = f->T->L;

@@ -40,5 +40,7 @@ void insdg_dfield_gather(insdg_dfield *f, double *global_original);
 /* This rank's elements, packed in element order ([local K][Np], the rank's elements are
    contiguous in the renumbered mesh): for output. Returns the element range. */
 void insdg_dfield_local(insdg_dfield *f, double *local, int *e_begin, int *e_end);
+/* The inverse: set this rank's blocks from its elements packed in element order. */
+void insdg_dfield_set_local(insdg_dfield *f, const double *local);
 
 #endif

@@ -27,3 +27,18 @@ set_tests_properties(ins_restart_3ranks PROPERTIES LABELS mpi ENVIRONMENT "${INS
                      FIXTURES_REQUIRED ckpt_Ns0 FIXTURES_SETUP ckpt3)
 add_test(NAME ins_restart_3ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/restart1_Ns0.bin ${_d}/restart3_Ns0.bin 1e-10 0)
 set_tests_properties(ins_restart_3ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED "ckpt_Ns0;ckpt3")
+# a checkpoint written in parallel by 2 ranks (each its own slab): bitwise on 2 ranks, and
+# read back on 1 and on 3 ranks (other decompositions) equal to round-off to the 1-rank run
+add_test(NAME ins_restart_bitwise_2ranks COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:test_ins>
+         restart 4 4 0.01 2 0 3 ${_d}/ckpt_r2.nc ${_d}/restart2_r2.bin)
+set_tests_properties(ins_restart_bitwise_2ranks PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300
+                     FIXTURES_SETUP ckpt_r2 PASS_REGULAR_EXPRESSION "ok: restarted run is bitwise equal")
+foreach(R 1 3)
+  add_test(NAME ins_restart_from2_on${R} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${R} $<TARGET_FILE:test_ins>
+           continue 4 4 0.01 2 0 3 ${_d}/ckpt_r2.nc ${_d}/restart${R}_from2.bin)
+  set_tests_properties(ins_restart_from2_on${R} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300
+                       FIXTURES_REQUIRED ckpt_r2 FIXTURES_SETUP from2_on${R})
+  add_test(NAME ins_restart_from2_on${R}_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/restart1_Ns0.bin
+           ${_d}/restart${R}_from2.bin 1e-10 0)
+  set_tests_properties(ins_restart_from2_on${R}_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED "ckpt_Ns0;from2_on${R}")
+endforeach()
