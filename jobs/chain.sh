@@ -7,19 +7,13 @@
 # passes USR1/TERM (Slurm's warning before the time limit, --signal=B:USR1@LEAD) on to it,
 # and acts on insdg's exit status (docs/user_guide.md "Exit status"): 0 done; 3 (stopped,
 # checkpoint written) resubmit this job script to start after this job with the same
-# arguments; anything else ends the chain. Guards: a stop without a newer checkpoint, or
-# INSDG_MAX_LINKS jobs in the chain (default 50), end it too. Returns insdg's status.
+# arguments (INSDG_JOB_SCRIPT: the script as submitted); anything else ends the chain.
+# Guards: a stop without a newer checkpoint, or INSDG_MAX_LINKS jobs in the chain
+# (default 50), end it too. Returns insdg's status.
 
 INSDG=${INSDG:-insdg}
 
 insdg_newest_checkpoint() { ls -1 "$1"/checkpoint_*.nc 2>/dev/null | sort | tail -n 1; }
-
-# the path of the batch script as submitted (Slurm runs a copy of it)
-insdg_job_script() {
-  local s
-  s=$(scontrol show job "${SLURM_JOB_ID:-0}" 2>/dev/null | sed -n 's/^ *Command=//p')
-  [ -f "$s" ] && echo "$s" || echo "$0"
-}
 
 insdg_chain() {
   local case=$1 out=$2 link=${INSDG_CHAIN_LINK:-1} max=${INSDG_MAX_LINKS:-50}
@@ -46,7 +40,7 @@ insdg_chain() {
         echo "insdg-job: stopped without a new checkpoint: the chain ends here" >&2
       elif [ "$link" -ge "$max" ]; then
         echo "insdg-job: $max jobs in this chain: not resubmitting (INSDG_MAX_LINKS)" >&2
-      elif INSDG_CHAIN_LINK=$((link + 1)) sbatch --dependency=afterany:"$SLURM_JOB_ID" "$(insdg_job_script)" "$case" "$out"; then
+      elif INSDG_CHAIN_LINK=$((link + 1)) sbatch --dependency=afterany:"$SLURM_JOB_ID" "${INSDG_JOB_SCRIPT:-$0}" "$case" "$out"; then
         echo "insdg-job: stopped at $(basename "$after"); resubmitted to continue from it"
       else
         echo "insdg-job: resubmission failed: the chain ends here" >&2
