@@ -745,6 +745,7 @@ typedef struct {
   double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;
+  double checkpoint_seconds, restart_seconds;   /* writing the checkpoints; reading the restart one */
   int already_complete;            /* restarted from a checkpoint at or past the final step */
   double *rss_mib;                 /* rank 0: every rank's peak resident memory (MiB), at the end */
   l2_errors errors;
@@ -904,6 +905,10 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"rss_mib_per_rank\": [");
   for (int i = 0; i < r->size; ++i) fprintf(f, "%s", i ? ", " : ""), json_number(f, r->rss_mib[i]);
   fprintf(f, "]");
+  fprintf(f, ",\n  \"checkpoints\": {\"written\": %d, \"write_seconds\": ", r->checkpoints);
+  json_number(f, r->checkpoint_seconds);
+  fprintf(f, ", \"restart_read_seconds\": "), json_number(f, r->restart_seconds);
+  fprintf(f, "}");
   fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
           r->converged ? "true" : "false");
   json_string(f, status_text(r));
@@ -1119,6 +1124,7 @@ static void write_checkpoint(run_state *r, solver *sv, progress *pg)
   }
   r->last_checkpoint = MPI_Wtime();
   r->stage[STAGE_OUTPUT] += r->last_checkpoint - t0;
+  r->checkpoint_seconds += r->last_checkpoint - t0;
 }
 
 /* every rank the same answer: a stop signal anywhere, or the checkpoint interval due */
@@ -1258,7 +1264,10 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   if (o->restart) {   /* continue from a checkpoint: bitwise the run it interrupted */
     const insdg_case *c = s.c;
     const insdg_checkpoint_info info = {c->order, s.L->mesh->K, c->time_order, c->substeps, c->dt};
-    if (insdg_checkpoint_read(o->restart, &sv.T, sv.ins, &info, err, sizeof err)) {
+    const double t0 = MPI_Wtime();
+    const int bad = insdg_checkpoint_read(o->restart, &sv.T, sv.ins, &info, err, sizeof err);
+    r.restart_seconds = MPI_Wtime() - t0;
+    if (bad) {
       if (r.rank == 0) fprintf(stderr, "insdg: error: --restart: %s\n", err);
       solver_destroy(&sv);
       setup_destroy(&s);
