@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from scaling import write_case  # noqa: E402  (the case-file rewriting of the scaling studies)
 
 
 def cpu_model():
@@ -25,32 +27,6 @@ def cpu_model():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return "unknown CPU"
-
-
-def case_text(mesh, order, steps):
-    src = open(os.path.join(ROOT, "cases/taylor_vortex/taylor_vortex.ini")).read().splitlines()
-    out, sec = [], None
-    for line in src:
-        s = line.split(";")[0].strip()
-        if s.startswith("["):
-            sec = s.strip("[]")
-        key = s.split("=")[0].strip() if "=" in s else None
-        if sec == "case" and key == "mesh":
-            line = f"mesh = {mesh}"
-        elif sec == "case" and key == "order":
-            line = f"order = {order}"
-        elif sec == "time" and key == "dt":
-            line = "dt = 6.25e-4"
-        elif sec == "time" and key == "final_time":
-            line = f"final_time = {steps * 6.25e-4!r}"
-        elif sec == "output" and key == "interval":
-            line = "interval = 0"
-        elif sec == "output" and key in ("checkpoint_interval_steps", "checkpoint_interval_seconds", "forces"):
-            continue
-        out.append(line)
-        if sec == "output" and key == "interval":
-            out.append("checkpoint_interval_steps = 1")
-    return "\n".join(out) + "\n"
 
 
 def run(cmd, env):
@@ -74,7 +50,9 @@ def main():
         subprocess.run(["gmsh", os.path.join(ROOT, "cases/taylor_vortex/square.geo"), "-2", "-v", "0", "-format",
                         "msh41", "-setnumber", "h", repr(a.h), "-o", mesh], check=True)
     case = os.path.join(a.work, "case.ini")
-    open(case, "w").write(case_text(mesh, a.order, 2))
+    write_case(os.path.join(ROOT, "cases/taylor_vortex/taylor_vortex.ini"), case, mesh, 2,
+               {("case", "order"): str(a.order), ("time", "dt"): "6.25e-4", ("output", "checkpoint_interval_steps"): "1",
+                ("output", "forces"): None})
     env = dict(os.environ, STARPU_SILENT="1", STARPU_NCPU="1", OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     print(f"bench_checkpoint: {a.insdg}; CPU {cpu_model()}; h = {a.h}, N = {a.order}")

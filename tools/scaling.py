@@ -53,11 +53,13 @@ def ini_value(text, section, key):
     return None
 
 
-def write_case(src, dst, mesh, steps):
+def write_case(src, dst, mesh, steps, settings=None):
     """the case of src, with the mesh (absolute), final_time = steps dt, fields at the end only,
-    no checkpoints"""
+    no checkpoints; settings: more {(section, key): value}, replacing or added to their
+    section (bench/bench_checkpoint.py uses it)"""
     text = open(src).read()
-    dt = ini_value(text, "time", "dt")
+    settings = dict(settings or {})
+    dt = settings.get(("time", "dt"), ini_value(text, "time", "dt"))
     if dt is None:
         die(f"{src}: no [time] dt")
     base = os.path.dirname(os.path.abspath(src))
@@ -66,21 +68,29 @@ def write_case(src, dst, mesh, steps):
         if mesh is None:
             die(f"{src}: no [case] mesh")
         mesh = os.path.normpath(os.path.join(base, mesh))
-    out, sec = [], None
+    fixed = {("case", "mesh"): mesh, ("time", "final_time"): repr(steps * float(dt)), ("output", "interval"): "0",
+             ("output", "checkpoint_interval_steps"): None, ("output", "checkpoint_interval_seconds"): None}
+    fixed.update(settings)
+    out, sec, done = [], None, set()
+
+    def add_missing(section):   # settings of a section the file did not have as keys
+        for (s, k), v in fixed.items():
+            if s == section and (s, k) not in done and v is not None:
+                out.append(f"{k} = {v}")
+
     for raw in text.splitlines():
         line = raw.split(";")[0].strip()
         if line.startswith("["):
+            add_missing(sec)
             sec = line.strip("[]").strip()
         key = line.split("=")[0].strip() if "=" in line else None
-        if sec == "case" and key == "mesh":
-            raw = f"mesh = {mesh}"
-        elif sec == "time" and key == "final_time":
-            raw = f"final_time = {steps * float(dt)!r}"
-        elif sec == "output" and key == "interval":
-            raw = "interval = 0"
-        elif sec == "output" and key in ("checkpoint_interval_steps", "checkpoint_interval_seconds"):
-            continue
+        if key is not None and (sec, key) in fixed and (sec, key) not in done:
+            done.add((sec, key))
+            if fixed[(sec, key)] is None:
+                continue
+            raw = f"{key} = {fixed[(sec, key)]}"
         out.append(raw)
+    add_missing(sec)
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     open(dst, "w").write("\n".join(out) + "\n")
 
