@@ -1,5 +1,5 @@
 /* pcg.c -- PCG over the task graph (pcg.h). The loop below is the textbook algorithm;
- * every line submits tasks, and only insdg_dscalar_get waits. */
+ * every line submits tasks, and only insdg_dscalar_get waits (convergence_test). */
 #include "pcg.h"
 
 #include <math.h>
@@ -86,8 +86,8 @@ typedef struct {
   insdg_pcg_work *own, *w;
   insdg_dfield *x;
   insdg_dscalar *rz_old, *rz_new;
-  double bnorm, target, rnorm;
-  int active;
+  double bnorm, target;
+  int active, started;   /* started: p holds a search direction (after the first iteration) */
   insdg_pcg_result res;
 } solve;
 
@@ -106,41 +106,62 @@ static void submit_start(insdg_tasks *T, solve *s, insdg_dfield *b_in)
   insdg_task_pcg_dots(w->r, w->z, NULL, s->rz_old);
 }
 
-/* one iteration up to its convergence test */
-static void submit_iteration(insdg_tasks *T, solve *s)
+/* The head of an iteration: (p = z + beta p), A p, p.Ap. It writes only p, Ap and p.Ap,
+   which a converged solve no longer reads, so it may be queued before the convergence
+   test of the previous iteration is known (speculation: the workers have it while the
+   host waits; wasted once per solve). beta = r.z / r_old.z_old (flexible: (r - r_prev).z /
+   r_old.z_old) from the scalars of the previous iteration, rz_new and rz_old before the
+   host swaps them. */
+static void submit_head(solve *s)
 {
   insdg_pcg_work *w = s->w;
+  if (s->started) insdg_task_xpay(w->z, ratio(1.0, s->rz_new, w->r_prev ? 2 : 0, s->rz_old, 0), w->p);
   s->A.apply(s->A.ctx, w->p, w->Ap);
   insdg_task_dots((insdg_dfield *[]){w->p}, (insdg_dfield *[]){w->Ap}, w->pAp);
-  /* (r_prev = r), x += alpha p, r -= alpha A p: alpha = r.z / p.Ap */
+}
+
+/* The rest of an iteration, up to its convergence test: (r_prev = r), x += alpha p,
+   r -= alpha A p (alpha = r.z / p.Ap); z = P r; r.z, r.r, (r - r_prev).z. rz_old is the
+   r.z of the previous iteration (or of the start). */
+static void submit_tail(insdg_tasks *T, solve *s)
+{
+  insdg_pcg_work *w = s->w;
+  ++s->res.iterations;
+  s->started = 1;
   insdg_task_pcg_update((insdg_sref){s->rz_old, 0}, (insdg_sref){w->pAp, 0}, w->p, w->Ap, s->x, w->r, w->r_prev);
   if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
   if (w->ones) project_constants(T, w->ones, w->proj, w->z);
   insdg_task_pcg_dots(w->r, w->z, w->r_prev, s->rz_new);   /* r.z, r.r, (r - r_prev).z */
 }
 
-/* after the wait for r.r: converged, diverged or out of iterations; else p = z + beta p */
-static void finish_iteration(insdg_tasks *T, solve *s)
+/* The one wait of an iteration (or of the start): r.r of the newest residual. Sets
+   active = 0 when the solve converged, diverged (NaN or Inf) or ran out of iterations. */
+static void convergence_test(insdg_tasks *T, solve *s)
 {
-  const double rnorm = sqrt(insdg_dscalar_get(s->rz_new, 1));   /* the one wait */
+  insdg_dscalar *rz = s->started ? s->rz_new : s->rz_old;
   insdg_pcg_result *res = &s->res;
+  if (!s->started) {
+    s->bnorm = sqrt(insdg_dscalar_get(s->w->bb, 0));
+    s->target = s->o->rtol * (s->bnorm > 0 ? s->bnorm : 1.0);
+  }
+  const double rnorm = sqrt(insdg_dscalar_get(rz, 1));
   res->relres = rnorm / (s->bnorm > 0 ? s->bnorm : 1.0);
   res->converged = rnorm <= s->target;
-  if (s->o->verbose && T->rank == 0 && isfinite(rnorm)) printf("pcg %4d  %.3e\n", res->iterations, res->relres);
-  if (res->converged || !isfinite(rnorm) || res->iterations >= s->o->maxit) {   /* NaN or Inf: diverged, stop */
-    s->active = 0;
-    return;
-  }
-  /* p = z + beta p: beta = r.z / r_old.z_old (flexible: (r - r_prev).z / r_old.z_old) */
-  insdg_task_xpay(s->w->z, ratio(1.0, s->rz_new, s->w->r_prev ? 2 : 0, s->rz_old, 0), s->w->p);
-  insdg_dscalar *t = s->rz_old;
-  s->rz_old = s->rz_new, s->rz_new = t;
+  if (s->started && s->o->verbose && T->rank == 0 && isfinite(rnorm))
+    printf("pcg %4d  %.3e\n", res->iterations, res->relres);
+  s->active = !res->converged && isfinite(rnorm) && res->iterations < s->o->maxit;
 }
 
+/* The solves take turns: each waits for its own convergence test and, if it goes on,
+   queues its next iteration at once, so the workers have the other solves' iterations
+   while the host waits for one. A single solve instead queues the head of its next
+   iteration before it waits (speculation, submit_head). Either way the tasks of one
+   solve are the same, in the same order, as a lone textbook PCG's: the same bits. */
 void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_linop *const *prec,
                     insdg_dfield *const *b, insdg_dfield *const *x, const insdg_pcg_opts *o, insdg_pcg_result *res)
 {
   solve *s = insdg_calloc((size_t)n, sizeof *s);
+  const int speculate = n == 1;
   for (int i = 0; i < n; ++i) {
     s[i] = (solve){.A = A[i], .prec = prec[i], .o = &o[i], .x = x[i]};
     s[i].own = o[i].work ? NULL : insdg_pcg_work_create(T, o[i].flexible, o[i].null_space);
@@ -149,20 +170,24 @@ void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_lin
     for (int j = 0; j < i; ++j) INSDG_CHECK(s[j].w != s[i].w);   /* concurrent solves: a workspace each */
     s[i].rz_old = s[i].w->rz[0], s[i].rz_new = s[i].w->rz[1];
     submit_start(T, &s[i], b[i]);
+    if (speculate) submit_head(&s[i]);
   }
-  for (int i = 0; i < n; ++i) {
-    s[i].bnorm = sqrt(insdg_dscalar_get(s[i].w->bb, 0));
-    const double rnorm = sqrt(insdg_dscalar_get(s[i].rz_old, 1));
-    s[i].target = o[i].rtol * (s[i].bnorm > 0 ? s[i].bnorm : 1.0);
-    s[i].res = (insdg_pcg_result){rnorm <= s[i].target, 0, rnorm / (s[i].bnorm > 0 ? s[i].bnorm : 1.0)};
-    s[i].active = !s[i].res.converged && isfinite(rnorm) && o[i].maxit > 0;
-  }
-  for (int any = 1; any;) {   /* lockstep: every active solve's iteration is queued before the first wait */
+  for (int any = 1; any;) {
     any = 0;
-    for (int i = 0; i < n; ++i)
-      if (s[i].active) ++s[i].res.iterations, submit_iteration(T, &s[i]);
-    for (int i = 0; i < n; ++i)
-      if (s[i].active) finish_iteration(T, &s[i]), any |= s[i].active;
+    for (int i = 0; i < n; ++i) {
+      const int first = !s[i].started;
+      if (!first && !s[i].active) continue;
+      convergence_test(T, &s[i]);
+      if (!s[i].active) continue;
+      any = 1;
+      if (!speculate) submit_head(&s[i]);   /* its beta reads rz_new / rz_old before the swap */
+      if (!first) {   /* the new r.z becomes the old one */
+        insdg_dscalar *t = s[i].rz_old;
+        s[i].rz_old = s[i].rz_new, s[i].rz_new = t;
+      }
+      submit_tail(T, &s[i]);
+      if (speculate) submit_head(&s[i]);
+    }
   }
   for (int i = 0; i < n; ++i) res[i] = s[i].res, insdg_pcg_work_destroy(s[i].own);
   free(s);
