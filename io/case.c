@@ -275,8 +275,8 @@ static const char *section_keys(const char *section)
 {
   static const char *const keys[NPLAIN_SECTIONS] = {
       "name mesh order refine output", NULL, "nu", "dt final_time order substeps start",
-      "tolerance max_iterations preconditioner",
-      "tolerance max_iterations preconditioner pmg_degrees", "u v p", "u v p",
+      "tolerance max_iterations preconditioner projection min_iterations",
+      "tolerance max_iterations preconditioner projection min_iterations pmg_degrees", "u v p", "u v p",
       "interval checkpoint_interval_steps checkpoint_interval_seconds forces"};
   for (int i = 0; i < NPLAIN_SECTIONS; i++)
     if (strcmp(section, plain_sections[i]) == 0) return keys[i];
@@ -864,10 +864,16 @@ static int read_solver(parse_state *st, const insdg_case *c, const char *section
   s->preconditioner = pressure ? INSDG_PRECOND_PMG_AMG : INSDG_PRECOND_INVERSE_MASS;
   s->npmg_degrees = 0;
   const char *allowed = pressure ? "pmg_amg full_amg jacobi none" : "inverse_mass jacobi none";
+  s->projection = INSDG_CASE_DEFAULT_PROJECTION;
   if (get_real(st, c, section, "tolerance", 0, REAL_FRACTION, &s->tolerance) ||
       get_int(st, section, "max_iterations", 0, 1, 1000000, &s->max_iterations) ||
-      read_preconditioner(st, section, allowed, &s->preconditioner))
+      read_preconditioner(st, section, allowed, &s->preconditioner) ||
+      get_int(st, section, "projection", 0, 0, INSDG_CASE_MAX_PROJECTION, &s->projection))
     return -1;
+  /* a projected velocity guess often meets the tolerance at once; the pressure solve
+     then pays for the velocity's unconverged part (docs/solvers.md, "Solution projection") */
+  s->min_iterations = !pressure && s->projection > 0 ? 4 : 0;
+  if (get_int(st, section, "min_iterations", 0, 0, s->max_iterations, &s->min_iterations)) return -1;
   return pressure ? read_pmg_degrees(st, c, s) : 0;
 }
 
@@ -1099,6 +1105,8 @@ static void print_solver(const char *what, const insdg_case_solver *s, FILE *f)
 {
   fprintf(f, "%s solver: PCG, tolerance %g, at most %d iterations, preconditioner %s", what,
           s->tolerance, s->max_iterations, insdg_precond_name(s->preconditioner));
+  if (s->projection > 0) fprintf(f, ", projection onto the last %d solutions", s->projection);
+  if (s->min_iterations > 0) fprintf(f, ", at least %d iterations", s->min_iterations);
   for (int i = 0; i < s->npmg_degrees; i++)
     fprintf(f, "%s%d", i ? " " : ", degrees ", s->pmg_degrees[i]);
   fprintf(f, "\n");

@@ -29,6 +29,8 @@
 #define INSDG_CASE_NAME_LEN 128    /* bytes of a name (case, boundary, constant), with NUL */
 #define INSDG_CASE_MAX_FORCES 16   /* boundaries listed in [output] forces */
 #define INSDG_CASE_MAX_PMG 16      /* degrees listed in [pressure_solver] pmg_degrees */
+#define INSDG_CASE_MAX_PROJECTION 8      /* [*_solver] projection: at most this window (projection.h) */
+#define INSDG_CASE_DEFAULT_PROJECTION 8  /* and by default */
 
 /* ---- expressions ---------------------------------------------------------------------- */
 
@@ -83,6 +85,8 @@ typedef struct {
   double tolerance;                 /* relative: stop when ||r|| <= tolerance ||b|| */
   int max_iterations;
   insdg_precond preconditioner;
+  int projection;                   /* solution projection: window of previous solutions (0: off) */
+  int min_iterations;               /* PCG iterations at least (after a projected guess) */
   int npmg_degrees;                 /* 0: the default halving sequence N, ceil(N/2), ..., 1 */
   int pmg_degrees[INSDG_CASE_MAX_PMG];  /* [npmg_degrees]: first = order, decreasing, last 1 */
 } insdg_case_solver;

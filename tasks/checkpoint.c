@@ -76,6 +76,13 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   const int ints[4] = {info->N, info->K, info->S, info->Ns};
   NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "N_K_S_Ns", NC_INT, 4, ints), "attributes");
   NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "dt", NC_DOUBLE, 1, &info->dt), "attributes");
+  {   /* the solution projections' bases: how many vectors of each are in the file */
+    int counts[3];
+    double key;
+    insdg_ins_projection_state(ins, counts, &key);
+    NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "projection_p_u_v", NC_INT, 3, counts), "attributes");
+    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "projection_velocity_lambda", NC_DOUBLE, 1, &key), "attributes");
+  }
   NC_TRY(nc_enddef(ncid), "leaving define mode");
   for (int k = 0; k < nf; ++k) NC_TRY(nc_var_par_access(ncid, var[k], NC_COLLECTIVE), "collective access");
   NC_TRY(nc_var_par_access(ncid, evar, NC_COLLECTIVE), "collective access");
@@ -139,7 +146,7 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
 {
   insdg_dfield *fields[INSDG_INS_MAX_STATE];
   const char *names[INSDG_INS_MAX_STATE];
-  const int nf = insdg_ins_state(ins, fields, names);
+  int nf = 0;   /* the state's fields, listed once the projection counts are known */
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np, K = L->mesh->K;
   int first, last;
@@ -149,8 +156,7 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   elem_pair *mine = insdg_malloc(sizeof(elem_pair) * ((size_t)nloc + 1));
   for (int i = 0; i < nloc; ++i) mine[i] = (elem_pair){L->old_elem[first + i], i};
   qsort(mine, (size_t)nloc, sizeof *mine, by_orig);
-  double *local[INSDG_INS_MAX_STATE];
-  for (int k = 0; k < nf; ++k) local[k] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
+  double *local[INSDG_INS_MAX_STATE] = {NULL};
   double *chunk = insdg_malloc(sizeof(double) * (size_t)CHUNK * Np), t, t_hist[4], dt;
   int *orig = insdg_malloc(sizeof(int) * CHUNK), *where = insdg_malloc(sizeof(int) * CHUNK);
   int ncid = -1, steps, ints[4], var[INSDG_INS_MAX_STATE], evar = -1, found = 0;
@@ -168,6 +174,21 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "time", &t), "reading the time");
   NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "history_times", t_hist), "reading the history times");
   NC_TRY(nc_get_att_int(ncid, NC_GLOBAL, "steps", &steps), "reading the step count");
+  {   /* projection bases (a checkpoint without them: empty bases, the first guesses differ) */
+    int counts[3] = {0, 0, 0};
+    double key = 0;
+    if (nc_get_att_int(ncid, NC_GLOBAL, "projection_p_u_v", counts) != NC_NOERR ||
+        nc_get_att_double(ncid, NC_GLOBAL, "projection_velocity_lambda", &key) != NC_NOERR)
+      counts[0] = counts[1] = counts[2] = 0;
+    for (int j = 0; j < 3; ++j)
+      if (counts[j] < 0 || counts[j] > 8) {
+        snprintf(err, errlen, "%s: projection_p_u_v[%d] = %d is not a basis size (0..8)", path, j, counts[j]);
+        goto fail;
+      }
+    insdg_ins_restore_projection(ins, counts, key);
+  }
+  nf = insdg_ins_state(ins, fields, names);
+  for (int k = 0; k < nf; ++k) local[k] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
   for (int k = 0; k < nf; ++k) {
     int dim;
     NC_TRY(nc_inq_varid(ncid, names[k], &var[k]), names[k]);

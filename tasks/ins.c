@@ -11,6 +11,7 @@
 #include "case.h"
 #include "error.h"
 #include "ops_tasks.h"
+#include "projection.h"
 #include "starpu_gpu.h"
 
 enum { MAX_S = 3 };
@@ -30,6 +31,7 @@ struct insdg_ins {
   double t_hist[MAX_S + 1];
   insdg_runtime_counters mark;   /* the runtime's counters at the end of the last stage */
   insdg_pcg_work *vel_work[2], *p_work;   /* the solves' persistent PCG workspaces (made at first use) */
+  insdg_projection *vel_proj[2], *p_proj;   /* solution projection of the solves (projection.h) */
   /* scratch (rhs_v, ux_v, uy_v: the second velocity solve's, which runs beside the first) */
   insdg_dfield *uhat, *vhat, *pstar, *gx, *gy, *rhs, *div, *dp, *ux, *uy, *tmp, *rhs_v, *ux_v, *uy_v;
   /* boundary data, host, renumbered mesh */
@@ -135,6 +137,9 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 20; ++k) ins->stage_g[k] = opts->Ns > 0 ? insdg_calloc(nf, sizeof(double)) : NULL;
   for (int k = 0; k < 4; ++k) ins->up[k] = opts->Ns > 0 && opts->velocity_at ? insdg_calloc(nf, sizeof(double)) : NULL;
+  ins->vel_proj[0] = insdg_projection_create(T, opts->vel_projection);
+  ins->vel_proj[1] = insdg_projection_create(T, opts->vel_projection);
+  ins->p_proj = insdg_projection_create(T, opts->p_projection);
   const insdg_mesh *rm = T->L->mesh;
   switch (opts->p_precond) {
   case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
@@ -165,6 +170,8 @@ void insdg_ins_destroy(insdg_ins *ins)
   for (int i = 0; i <= MAX_S; ++i) insdg_dfield_destroy(ins->p[i]);
   insdg_pcg_work_destroy(ins->vel_work[0]), insdg_pcg_work_destroy(ins->vel_work[1]);
   insdg_pcg_work_destroy(ins->p_work);
+  insdg_projection_destroy(ins->vel_proj[0]), insdg_projection_destroy(ins->vel_proj[1]);
+  insdg_projection_destroy(ins->p_proj);
   insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs, ins->div,
                              ins->dp,   ins->ux,   ins->uy,    ins->tmp, ins->rhs_v, ins->ux_v, ins->uy_v};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
@@ -353,11 +360,12 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], i
   const insdg_linop *prec[2];
   for (int d = 0; d < 2; ++d) {
     if (!ins->vel_work[d]) ins->vel_work[d] = insdg_pcg_work_create(ins->T, 0, 0);
-    o[d] = (insdg_pcg_opts){.work = ins->vel_work[d], .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit};
+    o[d] = (insdg_pcg_opts){.work = ins->vel_work[d], .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit, .minit = ins->o.vel_minit};
     prec[d] = ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P;
   }
   insdg_pcg_result r[2];
   insdg_pcg_many(ins->T, 2, A, prec, rhs, x, o, r);
+  for (int d = 0; d < 2; ++d) insdg_projection_add(ins->vel_proj[d], &A[d], x[d]);
   iters[0] = r[0].iterations, iters[1] = r[1].iterations;
   return r[0].converged && r[1].converged;
 }
@@ -427,7 +435,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
     insdg_task_axpby(0.0, hat, 0.0, ins->tmp);                       /* zero */
     insdg_task_sipdg_data(o->bc_vel, gdata[d], lambda, ins->tmp, ins->helm[d].ux, ins->helm[d].uy, ins->div);
     insdg_task_axpby(-1.0, ins->div, 1.0, rhs[d]);
-    initial_velocity_guess(ins, d, x);
+    if (!insdg_projection_guess(ins->vel_proj[d], lambda, rhs[d], x)) initial_velocity_guess(ins, d, x);
   }
   int ok = helmholtz(ins, rhs, xs, st->vel_iterations);
   insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
@@ -439,15 +447,16 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   insdg_task_axpby(0.0, ins->div, 0.0, ins->tmp);
   insdg_task_sipdg_data(o->bc_p, ins->gphi, 0.0, ins->tmp, ins->ux, ins->uy, ins->div);
   insdg_task_axpby(-1.0, ins->div, 1.0, ins->rhs);
-  initial_increment_guess(ins, ins->dp);
   insdg_linop A0 = {insdg_sipdg_apply, &ins->poisson};
+  if (!insdg_projection_guess(ins->p_proj, 0.0, ins->rhs, ins->dp)) initial_increment_guess(ins, ins->dp);
   const insdg_linop P = ins->pmg ? (insdg_linop){insdg_pmg_apply, ins->pmg}
                       : ins->famg ? (insdg_linop){full_amg_apply, ins->famg} : (insdg_linop){insdg_jacobi_apply, ins->jacobi_p};
   const int nonlinear = ins->pmg || ins->famg;   /* K-cycles: flexible PCG */
   if (!ins->p_work) ins->p_work = insdg_pcg_work_create(ins->T, nonlinear, o->pure_neumann);
-  const insdg_pcg_opts po = {.work = ins->p_work, .rtol = o->p_tol, .maxit = o->p_maxit, .flexible = nonlinear,
+  const insdg_pcg_opts po = {.work = ins->p_work, .rtol = o->p_tol, .maxit = o->p_maxit, .minit = o->p_minit, .flexible = nonlinear,
                              .null_space = o->pure_neumann};
   const insdg_pcg_result pr = insdg_pcg(ins->T, A0, ins->pmg || ins->famg || ins->jacobi_p ? &P : NULL, ins->rhs, ins->dp, &po);
+  insdg_projection_add(ins->p_proj, &A0, ins->dp);
   st->p_iterations = pr.iterations;
   ok &= pr.converged;
   stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock);
@@ -479,6 +488,13 @@ int insdg_ins_state(insdg_ins *ins, insdg_dfield **fields, const char **names)
   if (ins->o.Ns == 0)   /* the EXT history of N(U) */
     for (int i = 0; i < MAX_S; ++i) fields[n] = ins->nu_[i], names[n++] = nun[i], fields[n] = ins->nv_[i], names[n++] = nvn[i];
   for (int i = 0; i <= MAX_S; ++i) fields[n] = ins->p[i], names[n++] = pn[i];
+  static const char *projn[3][INSDG_PROJECTION_MAX] = {
+      {"p_proj0", "p_proj1", "p_proj2", "p_proj3", "p_proj4", "p_proj5", "p_proj6", "p_proj7"},
+      {"u_proj0", "u_proj1", "u_proj2", "u_proj3", "u_proj4", "u_proj5", "u_proj6", "u_proj7"},
+      {"v_proj0", "v_proj1", "v_proj2", "v_proj3", "v_proj4", "v_proj5", "v_proj6", "v_proj7"}};
+  const insdg_projection *proj[3] = {ins->p_proj, ins->vel_proj[0], ins->vel_proj[1]};
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < proj[j]->k; ++i) fields[n] = proj[j]->x[i], names[n++] = projn[j][i];
   INSDG_CHECK(n <= INSDG_INS_MAX_STATE);
   return n;
 }
@@ -493,6 +509,22 @@ void insdg_ins_restore_state(insdg_ins *ins, double t, int steps, const double *
 {
   ins->t = t, ins->steps = steps;
   memcpy(ins->t_hist, t_hist, sizeof(double) * (MAX_S + 1));
+}
+
+void insdg_ins_projection_state(const insdg_ins *ins, int counts[3], double *vel_key)
+{
+  counts[0] = ins->p_proj->k, counts[1] = ins->vel_proj[0]->k, counts[2] = ins->vel_proj[1]->k;
+  *vel_key = ins->vel_proj[0]->key;
+}
+
+void insdg_ins_restore_projection(insdg_ins *ins, const int counts[3], double vel_key)
+{
+  insdg_projection *proj[3] = {ins->p_proj, ins->vel_proj[0], ins->vel_proj[1]};
+  for (int j = 0; j < 3; ++j) {
+    proj[j]->k = counts[j] < proj[j]->L ? counts[j] : proj[j]->L;
+    proj[j]->key = j ? vel_key : 0.0;
+    proj[j]->guessed = 0;
+  }
 }
 
 double insdg_ins_time(const insdg_ins *ins) { return ins->t; }

@@ -63,6 +63,11 @@ typedef struct {
      held and applied on every rank to the gathered residual: a comparison option for
      runs on one node, O(K) memory per rank) */
   int vel_precond, p_precond;
+  /* solution projection (projection.h): the window L of previous solutions the initial
+     guess is projected from, per solve; 0: none (the guesses of docs/solvers.md:
+     extrapolated velocity, the last pressure increment) */
+  int vel_projection, p_projection;
+  int vel_minit, p_minit;      /* PCG iterations at least (insdg_pcg_opts.minit) */
   int npmg_degrees;
   const int *pmg_degrees;
 } insdg_ins_opts;
@@ -107,10 +112,17 @@ int insdg_ins_steps(const insdg_ins *ins);
    INSDG_INS_MAX_STATE); after writing the fields' values back (insdg_dfield_set),
    insdg_ins_restore_state sets the times and step count, so that the next step is
    bitwise the step an uninterrupted run would take. */
-enum { INSDG_INS_MAX_STATE = 16 };
+enum { INSDG_INS_MAX_STATE = 16 + 3 * 8 };   /* 8 = INSDG_PROJECTION_MAX */
 int insdg_ins_state(insdg_ins *ins, insdg_dfield **fields, const char **names);
 void insdg_ins_state_times(const insdg_ins *ins, double *t, int *steps, double *t_hist /* [4] */);
 void insdg_ins_restore_state(insdg_ins *ins, double t, int steps, const double *t_hist /* [4] */);
+/* The solution projections' part of the state (projection.h): the basis vectors each
+   holds (pressure, u, v) and what the velocity bases belong to (the Helmholtz lambda).
+   insdg_ins_state lists the bases' vectors ("p_proj0", ...) as far as these counts go,
+   so a restart sets the counts first (clipped to this run's windows), then reads the
+   fields. */
+void insdg_ins_projection_state(const insdg_ins *ins, int counts[3], double *vel_key);
+void insdg_ins_restore_projection(insdg_ins *ins, const int counts[3], double vel_key);
 
 /* the current fields (distributed) */
 insdg_dfield *insdg_ins_u(insdg_ins *ins);

@@ -149,7 +149,7 @@ static void convergence_test(insdg_tasks *T, solve *s)
   res->converged = rnorm <= s->target;
   if (s->started && s->o->verbose && T->rank == 0 && isfinite(rnorm))
     printf("pcg %4d  %.3e\n", res->iterations, res->relres);
-  s->active = !res->converged && isfinite(rnorm) && res->iterations < s->o->maxit;
+  s->active = (!res->converged || res->iterations < s->o->minit) && isfinite(rnorm) && res->iterations < s->o->maxit;
 }
 
 /* The solves take turns: each waits for its own convergence test and, if it goes on,

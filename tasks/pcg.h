@@ -34,6 +34,7 @@ typedef struct {
   insdg_pcg_work *work;   /* NULL: a workspace made and freed by this solve */
   double rtol;        /* stop when ||r|| <= rtol ||b|| */
   int maxit;
+  int minit;          /* at least this many iterations (0: none when the guess already meets rtol) */
   int flexible;
   int null_space;
   int verbose;        /* rank 0 prints the residual of every iteration */

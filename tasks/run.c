@@ -1062,6 +1062,8 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
                             .vel_maxit = c->velocity.max_iterations, .p_maxit = c->pressure.max_iterations,
                             .velocity_at = velocity_at_callback,
                             .vel_precond = (int)c->velocity.preconditioner, .p_precond = (int)c->pressure.preconditioner,
+                            .vel_projection = c->velocity.projection, .p_projection = c->pressure.projection,
+                            .vel_minit = c->velocity.min_iterations, .p_minit = c->pressure.min_iterations,
                             .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees,
                             .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);

@@ -51,7 +51,7 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
 
 /* ---- codelets -------------------------------------------------------------------------- */
 enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS,
-                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP };
+                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP, V_COMBINE };
 
 typedef struct {
   int kind;
@@ -59,7 +59,8 @@ typedef struct {
   int ndots;           /* V_DOTS, V_REDUCE: components */
   double sign;         /* coefficient: sign * num / den */
   double alpha, beta;  /* V_AXPBY, V_CHEB_* constants */
-  int flag;            /* V_PCG_UPDATE, V_PCG_DOTS: with r_prev; V_CHEB_FIRST: bit 0 zero guess, bit 1 with Ad */
+  int flag;            /* V_PCG_UPDATE, V_PCG_DOTS: with r_prev; V_CHEB_FIRST: bit 0 zero guess, bit 1 with Ad;
+                          V_COMBINE: with z */
   int size;            /* V_REDUCE: ranks */
   int num_comp, den_comp, has_num, has_den;
   const insdg_ops *op;
@@ -201,6 +202,18 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       }
       break;
     }
+    case V_COMBINE: {   /* [x_0 .. x_{m-1}, (z), c, y]: y = z + sign sum c_k x_k, m = ndots */
+      const int m = a.ndots;
+      const double *c = VEC(m + a.flag);
+      double *y = VEC(m + a.flag + 1);
+      if (a.flag) memcpy(y, VEC(m), sizeof(double) * (size_t)a.n);
+      else memset(y, 0, sizeof(double) * (size_t)a.n);
+      for (int k = 0; k < m; ++k) {
+        const double ck = a.sign * c[k], *x = VEC(k);
+        for (int i = 0; i < a.n; ++i) y[i] += ck * x[i];
+      }
+      break;
+    }
     case V_DOTS: {   /* [x0, y0, x1, y1, ..., partial] */
       double *partial = VEC(2 * a.ndots);
       for (int k = 0; k < a.ndots; ++k) {
@@ -323,11 +336,23 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
       if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
       break;
     }
-    case V_DOTS: {
+    case V_DOTS: {   /* in groups of at most INSDG_GPU_DOTS_MAX components */
       const double *x[INSDG_DSCALAR_MAX], *y[INSDG_DSCALAR_MAX];
       for (int k = 0; k < a.ndots; ++k) x[k] = VEC(2 * k), y[k] = VEC(2 * k + 1);
-      double *work = insdg_starpu_gpu_scratch(2, sizeof(double) * (size_t)a.ndots * INSDG_GPU_DOTS_BLOCKS, stream);
-      rc = insdg_gpu_dots(n, a.ndots, x, y, VEC(2 * a.ndots), work, stream);
+      double *work = insdg_starpu_gpu_scratch(2, sizeof(double) * INSDG_GPU_DOTS_MAX * INSDG_GPU_DOTS_BLOCKS, stream);
+      rc = 0;
+      for (int k0 = 0; k0 < a.ndots && !rc; k0 += INSDG_GPU_DOTS_MAX) {
+        const int nk = a.ndots - k0 < INSDG_GPU_DOTS_MAX ? a.ndots - k0 : INSDG_GPU_DOTS_MAX;
+        rc = insdg_gpu_dots(n, nk, x + k0, y + k0, VEC(2 * a.ndots) + k0, work, stream);
+      }
+      break;
+    }
+    case V_COMBINE: {   /* y = z or 0, then y += (sign c_k) x_k: the same sums in the same order */
+      const int m = a.ndots;
+      const double *c = VEC(m + a.flag);
+      double *y = VEC(m + a.flag + 1);
+      rc = a.flag ? insdg_gpu_copy(n, VEC(m), y, stream) : insdg_gpu_axpby(n, 0.0, VEC(0), 0.0, y, stream);
+      for (int k = 0; k < m && !rc; ++k) rc = insdg_gpu_axpy(n, (insdg_gpu_coef){a.sign, c + k, NULL}, VEC(k), y, stream);
       break;
     }
     default:
@@ -346,7 +371,7 @@ static struct starpu_codelet reduce_cl = {
     .cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_reduce"};
 static const char *vec_name[] = {"axpy",       "xpay",     "copy",       "sub",       "inverse_mass",
                                  "jacobi",     "dots",     "reduce",     "axpby",     "mass",
-                                 "pcg_update", "pcg_dots", "cheb_first", "cheb_step"};
+                                 "pcg_update", "pcg_dots", "cheb_first", "cheb_step", "combine"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -400,6 +425,24 @@ void insdg_task_axpby(double alpha, insdg_dfield *x, double beta, insdg_dfield *
             (enum starpu_data_access_mode[]){STARPU_R, beta == 0.0 ? STARPU_W : STARPU_RW}, 2, NULL);
 }
 
+void insdg_task_combine(insdg_dfield *z, double sign, insdg_dscalar *c, int m, insdg_dfield *const *x, insdg_dfield *y)
+{
+  INSDG_CHECK(m >= 0 && m <= c->ncomp && (m > 0 || z));
+  insdg_tasks *T = y->T;
+  const insdg_layout *L = T->L;
+  const int Np = L->mesh->ref->Np;
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    vec_args a = {.kind = V_COMBINE, .n = L->block[b]->K * Np, .ndots = m, .sign = sign, .flag = z != NULL};
+    struct starpu_data_descr d[INSDG_DSCALAR_MAX + 3];
+    int nd = 0;
+    for (int k = 0; k < m; ++k) d[nd++] = (struct starpu_data_descr){x[k]->block[b], STARPU_R};
+    if (z) d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_R};
+    d[nd++] = (struct starpu_data_descr){c->value, STARPU_R};
+    d[nd++] = (struct starpu_data_descr){y->block[b], STARPU_W};
+    insert(T, &a, d, nd);
+  }
+}
+
 void insdg_task_copy(insdg_dfield *x, insdg_dfield *y)
 {
   per_block((vec_args){.kind = V_COPY}, (insdg_dfield *[]){x, y}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
@@ -448,14 +491,20 @@ static void submit_reduce(insdg_dscalar *s)
 
 void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscalar *s)
 {
+  insdg_task_dots_n(x, y, s->ncomp, s);
+}
+
+void insdg_task_dots_n(insdg_dfield *const *x, insdg_dfield *const *y, int m, insdg_dscalar *s)
+{
   insdg_tasks *T = s->T;
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np;
+  INSDG_CHECK(m >= 1 && m <= s->ncomp);
   for (int b = T->b_begin; b < T->b_end; ++b) {
-    vec_args a = {.kind = V_DOTS, .n = L->block[b]->K * Np, .ndots = s->ncomp};
+    vec_args a = {.kind = V_DOTS, .n = L->block[b]->K * Np, .ndots = m};
     struct starpu_data_descr d[2 * INSDG_DSCALAR_MAX + 1];
     int nd = 0;
-    for (int k = 0; k < s->ncomp; ++k)
+    for (int k = 0; k < m; ++k)
       d[nd++] = (struct starpu_data_descr){x[k]->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){y[k]->block[b], STARPU_R};
     d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
     insert(T, &a, d, nd);

@@ -18,7 +18,7 @@
 
 #include "dfield.h"
 
-enum { INSDG_DSCALAR_MAX = 4 };
+enum { INSDG_DSCALAR_MAX = 9 };   /* components of a scalar (the projection's L + 1 dots) */
 
 typedef struct insdg_dscalar {
   insdg_tasks *T;
@@ -47,6 +47,8 @@ typedef struct {
 
 /* s[k] = x[k] . y[k] (Euclidean, over all nodes) for k < s->ncomp */
 void insdg_task_dots(insdg_dfield *const *x, insdg_dfield *const *y, insdg_dscalar *s);
+/* the same for the first m components only (the others keep their values) */
+void insdg_task_dots_n(insdg_dfield *const *x, insdg_dfield *const *y, int m, insdg_dscalar *s);
 
 /* y += c x */
 void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y);
@@ -54,6 +56,9 @@ void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y);
 void insdg_task_xpay(insdg_dfield *x, insdg_coef c, insdg_dfield *y);
 /* y = alpha x + beta y (host constants; beta = 0 overwrites y) */
 void insdg_task_axpby(double alpha, insdg_dfield *x, double beta, insdg_dfield *y);
+/* y = z + sign * sum_{k < m} c_k x[k] (z NULL: 0), c_k the components of c's value (m <= c->ncomp):
+   one task per block (solution projection, projection.h) */
+void insdg_task_combine(insdg_dfield *z, double sign, insdg_dscalar *c, int m, insdg_dfield *const *x, insdg_dfield *y);
 /* y = x */
 void insdg_task_copy(insdg_dfield *x, insdg_dfield *y);
 /* y = x - Ax-like: y = a - b (elementwise) */

@@ -45,3 +45,10 @@ endforeach()
 add_test(NAME pmg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_pw1.bin ${_d}/pmg_pw2.bin)
 add_test(NAME pmg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pmg_pw1.bin ${_d}/pmg_pr3.bin 1e-9 2)
 set_tests_properties(pmg_workers_bitwise pmg_ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)
+
+# solution projection: each guess against the A-orthogonal projection computed on the host
+foreach(ranks 1 2)
+  add_test(NAME pcg_projection_r${ranks} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} $<TARGET_FILE:test_pcg> projection 3)
+  set_tests_properties(pcg_projection_r${ranks} PROPERTIES LABELS "unit;mpi" ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "ok rhs 6" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()

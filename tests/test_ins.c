@@ -179,6 +179,9 @@ static int restart_test(int mode, int N, int nx, double dt, int S, int Ns, int m
   char err[INSDG_ERRMSG_LEN];
   problem pb;
   problem_create(&pb, N, nx, dt, S, Ns);
+  /* with solution projection (a window of 2, so that the 2m steps both fill and restart
+     the bases): the bases are part of the checkpoint */
+  pb.o.p_projection = pb.o.vel_projection = 2, pb.o.vel_minit = 4;
   const insdg_checkpoint_info info = {N, pb.L->mesh->K, S, Ns, dt};
   const size_t n = (size_t)pb.L->mesh->K * pb.ref->Np;
   double *ua = insdg_malloc(sizeof(double) * n), *ub = insdg_malloc(sizeof(double) * n);

@@ -13,6 +13,11 @@
  *   test_pcg pmg N NX NBLOCKS MAXIT [neumann]
  *                                     Poisson (Dirichlet, or pure Neumann) with pMG-AMG, at
  *                                     most MAXIT iterations
+ *   test_pcg projection NBLOCKS         solution projection (projection.h) against an
+ *                                     independent computation: for a sequence of right-hand
+ *                                     sides, each guess equals the A-orthogonal projection
+ *                                     onto the span of the previous solutions the window
+ *                                     holds (dense Gram system on the host), to 1e-9
  *   test_pcg compare FILE_A FILE_B TOL ITDIFF
  *                                     solutions equal to TOL (relative), iterations within ITDIFF
  * u = sin(pi x) sin(pi y) + x/2 for Dirichlet problems (nonzero boundary data),
@@ -29,6 +34,7 @@
 #include "partition.h"
 #include "pcg.h"
 #include "pmg.h"
+#include "projection.h"
 #include "runtime.h"
 
 static const double PI = 3.14159265358979323846;
@@ -169,6 +175,108 @@ static int converge(int nmax, const char *hole_mesh)
   return failures;
 }
 
+/* Solve the small dense SPD system G c = r (n <= 8) by Gaussian elimination. */
+static void dense_solve(int n, double *G, double *r)
+{
+  for (int k = 0; k < n; ++k)
+    for (int i = k + 1; i < n; ++i) {
+      const double f = G[i * n + k] / G[k * n + k];
+      for (int j = k; j < n; ++j) G[i * n + j] -= f * G[k * n + j];
+      r[i] -= f * r[k];
+    }
+  for (int i = n - 1; i >= 0; --i) {
+    for (int j = i + 1; j < n; ++j) r[i] -= G[i * n + j] * r[j];
+    r[i] /= G[i * n + i];
+  }
+}
+
+static double host_dot(size_t n, const double *a, const double *b)
+{
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/* Helmholtz (lambda = 10, homogeneous Dirichlet) on a jittered square, N = 3; window L = 3;
+   right-hand sides b_j = A y_j for smooth y_j. The window holds the solutions since its
+   last restart (it restarts from the newest solution when full): after solve j the span
+   is {x_{j0}, .., x_j}. Each guess is compared with sum c_i x_i, G c = r, G_il = x_i.A x_l,
+   r_i = x_i.b (the A-orthogonal projection), computed here on the host. */
+static int projection_test(int nblocks)
+{
+  enum { NRHS = 7, LW = 3 };
+  char err[INSDG_ERRMSG_LEN];
+  insdg_mesh *mesh = insdg_mesh_rectangle(6, 6, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+  insdg_ref *ref = insdg_ref_create(3);
+  insdg_ops *op = insdg_ops_create(ref);
+  insdg_layout *L;
+  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), nblocks, &L, err, sizeof err)) insdg_die_user(err);
+  insdg_tasks T;
+  insdg_tasks_init(&T, L, op);
+  const insdg_mesh *m = L->mesh;
+  const size_t n = (size_t)m->K * ref->Np;
+  signed char *bc = insdg_malloc(3 * (size_t)m->K);
+  for (int i = 0; i < 3 * m->K; ++i) bc[i] = m->face_bnd[i] < 0 ? INSDG_BC_INTERIOR : INSDG_BC_DIRICHLET;
+  insdg_dfield *y = insdg_dfield_create(&T), *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T);
+  insdg_dfield *ux = insdg_dfield_create(&T), *uy = insdg_dfield_create(&T), *Ax = insdg_dfield_create(&T);
+  insdg_sipdg_ctx actx = {bc, 10.0, ux, uy};
+  insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
+  insdg_projection *proj = insdg_projection_create(&T, LW);
+  double *host = insdg_malloc(sizeof(double) * n), *guess = insdg_malloc(sizeof(double) * n);
+  double *bh = insdg_malloc(sizeof(double) * n), *sol[NRHS], *Asol[NRHS];
+  int failures = 0, j0 = 0;
+  for (int j = 0; j < NRHS; ++j) {
+    for (size_t i = 0; i < n; ++i) {   /* y_j: smooth, a different mode each time */
+      const double px = m->x[i], py = m->y[i];
+      host[i] = sin((1 + j % 3) * PI * px + 0.3 * j) * cos((1 + j / 3) * PI * py) + 0.1 * j * px * py;
+    }
+    insdg_dfield_set(y, host);
+    A.apply(A.ctx, y, b);
+    for (size_t i = 0; i < n; ++i) host[i] = 0;
+    insdg_dfield_set(x, host);
+    const int projected = insdg_projection_guess(proj, 1.0, b, x);
+    insdg_dfield_gather(x, guess), insdg_dfield_gather(b, bh);
+    const int k = j - j0;   /* solutions in the window */
+    if (projected != (k > 0)) ++failures;
+    if (k > 0) {
+      double G[LW * LW], r[LW], *ref_guess = insdg_calloc(n, sizeof(double));
+      for (int i = 0; i < k; ++i) {
+        for (int l = 0; l < k; ++l) G[i * k + l] = host_dot(n, sol[j0 + i], Asol[j0 + l]);
+        r[i] = host_dot(n, sol[j0 + i], bh);
+      }
+      dense_solve(k, G, r);
+      for (int i = 0; i < k; ++i)
+        for (size_t q = 0; q < n; ++q) ref_guess[q] += r[i] * sol[j0 + i][q];
+      double num = 0, den = 0;
+      for (size_t q = 0; q < n; ++q) num += (guess[q] - ref_guess[q]) * (guess[q] - ref_guess[q]), den += ref_guess[q] * ref_guess[q];
+      const double rel = sqrt(num / den);
+      const int ok = rel <= 1e-9;
+      failures += !ok;
+      if (T.rank == 0) printf("%s rhs %d: guess from %d solutions, relative difference to the projection %.2e\n", ok ? "ok" : "FAIL", j, k, rel);
+      free(ref_guess);
+    }
+    insdg_pcg_opts o = {.rtol = 1e-12, .maxit = 2000};
+    const insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+    failures += !res.converged;
+    insdg_projection_add(proj, &A, x);
+    if (k == LW) j0 = j;   /* the window was full: it restarts from this solution */
+    sol[j] = insdg_malloc(sizeof(double) * n), Asol[j] = insdg_malloc(sizeof(double) * n);
+    A.apply(A.ctx, x, Ax);
+    insdg_dfield_gather(x, sol[j]), insdg_dfield_gather(Ax, Asol[j]);
+  }
+  for (int j = 0; j < NRHS; ++j) free(sol[j]), free(Asol[j]);
+  free(host), free(guess), free(bh), free(bc);
+  insdg_projection_destroy(proj);
+  insdg_dfield *f[] = {y, b, x, ux, uy, Ax};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) insdg_dfield_destroy(f[i]);
+  insdg_tasks_fini(&T);
+  insdg_layout_destroy(L);
+  insdg_ops_destroy(op);
+  insdg_ref_destroy(ref);
+  insdg_mesh_destroy(mesh);
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   char err[INSDG_ERRMSG_LEN];
@@ -215,6 +323,8 @@ int main(int argc, char **argv)
     }
     free(sol);
     insdg_mesh_destroy(mesh);
+  } else if (argc == 3 && !strcmp(argv[1], "projection")) {
+    failures = projection_test(atoi(argv[2]));
   } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT [neumann] */
     const int N = atoi(argv[2]), nx = atoi(argv[3]);
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
@@ -227,7 +337,7 @@ int main(int argc, char **argv)
              pb.name, N, mesh->K, it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT | projection NBLOCKS | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();
