@@ -457,7 +457,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
                              .null_space = o->pure_neumann};
   const insdg_pcg_result pr = insdg_pcg(ins->T, A0, ins->pmg || ins->famg || ins->jacobi_p ? &P : NULL, ins->rhs, ins->dp, &po);
   insdg_projection_add(ins->p_proj, &A0, ins->dp);
-  st->p_iterations = pr.iterations;
+  st->p_iterations = pr.iterations, st->p_iteration_tasks = pr.iteration_tasks;
   ok &= pr.converged;
   stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock);
 

@@ -78,6 +78,7 @@ extern const char *const insdg_stage_names[INSDG_NSTAGES];   /* "advection", "ve
 
 typedef struct {
   int vel_iterations[2], p_iterations;
+  long p_iteration_tasks;      /* tasks the pressure solve's iterations inserted (insdg_pcg_result) */
   int converged;               /* all three solves */
   /* wall seconds of the step's stages on this rank (each stage ends with a wait for its
      tasks): advection (stage 1, EXT or subcycled, and N(U) of the new velocity),

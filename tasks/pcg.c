@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "ops_tasks.h"
+#include "runtime.h"
 
 void insdg_sipdg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
 {
@@ -114,10 +115,12 @@ static void submit_start(insdg_tasks *T, solve *s, insdg_dfield *b_in)
    host swaps them. */
 static void submit_head(solve *s)
 {
+  const long t0 = insdg_runtime_tasks_inserted();
   insdg_pcg_work *w = s->w;
   if (s->started) insdg_task_xpay(w->z, ratio(1.0, s->rz_new, w->r_prev ? 2 : 0, s->rz_old, 0), w->p);
   s->A.apply(s->A.ctx, w->p, w->Ap);
   insdg_task_dots((insdg_dfield *[]){w->p}, (insdg_dfield *[]){w->Ap}, w->pAp);
+  s->res.iteration_tasks += insdg_runtime_tasks_inserted() - t0;
 }
 
 /* The rest of an iteration, up to its convergence test: (r_prev = r), x += alpha p,
@@ -125,6 +128,7 @@ static void submit_head(solve *s)
    r.z of the previous iteration (or of the start). */
 static void submit_tail(insdg_tasks *T, solve *s)
 {
+  const long t0 = insdg_runtime_tasks_inserted();
   insdg_pcg_work *w = s->w;
   ++s->res.iterations;
   s->started = 1;
@@ -132,6 +136,7 @@ static void submit_tail(insdg_tasks *T, solve *s)
   if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
   if (w->ones) project_constants(T, w->ones, w->proj, w->z);
   insdg_task_pcg_dots(w->r, w->z, w->r_prev, s->rz_new);   /* r.z, r.r, (r - r_prev).z */
+  s->res.iteration_tasks += insdg_runtime_tasks_inserted() - t0;
 }
 
 /* The one wait of an iteration (or of the start): r.r of the newest residual. Sets

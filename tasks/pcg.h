@@ -44,6 +44,8 @@ typedef struct {
   int converged;      /* 1, or 0 when maxit was reached (never silent: the caller decides) */
   int iterations;
   double relres;      /* ||r|| / ||b|| at exit */
+  long iteration_tasks;   /* tasks its iterations inserted on this rank (the start, and what
+                             the caller submits around the solve, not counted) */
 } insdg_pcg_result;
 
 /* Solve A x = b; x holds the initial guess. b is not modified (except by the null-space

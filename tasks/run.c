@@ -754,6 +754,7 @@ typedef struct {
   int steps0;                      /* the step the loop started from (after a restart) */
   insdg_runtime_counters loop_counters;
   long stage_tasks[INSDG_NSTAGES], stage_waits[INSDG_NSTAGES];
+  long p_iteration_tasks;   /* of the pressure solves' iterations (the rest of the stage: per solve) */
 } run_state;
 
 /* SIGTERM and SIGUSR1 (what Slurm sends before a time limit): checkpoint and stop at the
@@ -861,7 +862,9 @@ static void json_counters(FILE *f, const run_state *r)
   int mine = 0;   /* this rank's blocks: it submits their tasks and its rank-level ones */
   for (int b = 0; b < r->s->L->B; ++b) mine += r->s->L->block_rank[b] == r->rank;
   fprintf(f, ", \"pressure_tasks_per_iteration_per_block\": ");
-  json_number(f, p_iterations > 0 ? r->stage_tasks[INSDG_STAGE_PRESSURE] / p_iterations / mine : NAN);
+  json_number(f, p_iterations > 0 ? r->p_iteration_tasks / p_iterations / mine : NAN);
+  fprintf(f, ", \"pressure_tasks_per_solve_per_block\": ");
+  json_number(f, per * (double)(r->stage_tasks[INSDG_STAGE_PRESSURE] - r->p_iteration_tasks) / mine);
   fprintf(f, "}");
 }
 
@@ -1154,7 +1157,7 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   r->stage[STAGE_STEP] += MPI_Wtime() - t0;
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];
-  r->iterations[2] += st.p_iterations;
+  r->iterations[2] += st.p_iterations, r->p_iteration_tasks += st.p_iteration_tasks;
   for (int k = 0; k < INSDG_NSTAGES; ++k)
     r->step_stage[k] += st.seconds[k], r->stage_tasks[k] += st.tasks[k], r->stage_waits[k] += st.waits[k];
   r->converged &= !failed;

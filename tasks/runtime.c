@@ -279,6 +279,8 @@ static long tasks_inserted = 0, host_waits = 0;
 
 void insdg_runtime_task_inserted(void) { ++tasks_inserted; }
 
+long insdg_runtime_tasks_inserted(void) { return (long)tasks_inserted; }
+
 void insdg_runtime_waited(void) { ++host_waits; }
 
 void insdg_runtime_counters_get(insdg_runtime_counters *c)

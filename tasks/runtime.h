@@ -83,6 +83,7 @@ typedef struct {
 } insdg_runtime_counters;
 void insdg_runtime_counters_get(insdg_runtime_counters *c);
 void insdg_runtime_task_inserted(void);
+long insdg_runtime_tasks_inserted(void);   /* the task counter alone */
 void insdg_runtime_waited(void);
 /* the one place tasks are submitted: starpu_task_insert, counted; with INSDG_TRACE set,
    each task's worker, start and end are recorded (insdg_runtime_trace_write) */

@@ -78,11 +78,13 @@ def write_case(src, dst, mesh, steps, settings=None):
             if s == section and (s, k) not in done and v is not None:
                 out.append(f"{k} = {v}")
 
+    seen = set()
     for raw in text.splitlines():
         line = raw.split(";")[0].strip()
         if line.startswith("["):
             add_missing(sec)
             sec = line.strip("[]").strip()
+            seen.add(sec)
         key = line.split("=")[0].strip() if "=" in line else None
         if key is not None and (sec, key) in fixed and (sec, key) not in done:
             done.add((sec, key))
@@ -91,6 +93,9 @@ def write_case(src, dst, mesh, steps, settings=None):
             raw = f"{key} = {fixed[(sec, key)]}"
         out.append(raw)
     add_missing(sec)
+    for section in dict.fromkeys(s for (s, k), v in fixed.items() if s not in seen and v is not None):
+        out.append(f"[{section}]")   # a section the file did not have
+        add_missing(section)
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     open(dst, "w").write("\n".join(out) + "\n")
 
