@@ -38,6 +38,14 @@ struct insdg_ins {
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   double *up[4];         /* subcycling: displacements and values for velocity_at */
+  /* the boundary data of the last two times asked for outside subcycling (boundary_data):
+     a step needs those of t^{n+1} twice and those of t^n again */
+  struct {
+    double t;
+    int valid;
+    double *a[5];   /* gu, gv, gp, hu, hv */
+  } bcache[2];
+  int bcache_next;
   insdg_pmg *pmg;
   insdg_sipdg_ctx helm[2], poisson;
   double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
@@ -135,6 +143,8 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->hu = insdg_calloc(nf, sizeof(double)), ins->hv = insdg_calloc(nf, sizeof(double));
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 5; ++k) ins->bcache[c].a[k] = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 20; ++k) ins->stage_g[k] = opts->Ns > 0 ? insdg_calloc(nf, sizeof(double)) : NULL;
   for (int k = 0; k < 4; ++k) ins->up[k] = opts->Ns > 0 && opts->velocity_at ? insdg_calloc(nf, sizeof(double)) : NULL;
   ins->vel_proj[0] = insdg_projection_create(T, opts->vel_projection);
@@ -181,6 +191,8 @@ void insdg_ins_destroy(insdg_ins *ins)
   free(ins->gu), free(ins->gv), free(ins->gp), free(ins->gphi), free(ins->gpstar);
   free(ins->hu), free(ins->hv), free(ins->helm_u), free(ins->helm_v);
   for (int k = 0; k < 3; ++k) free(ins->scratch[k]);
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 5; ++k) free(ins->bcache[c].a[k]);
   for (int k = 0; k < 20; ++k) free(ins->stage_g[k]);
   for (int k = 0; k < 4; ++k) free(ins->up[k]);
   free(ins);
@@ -261,11 +273,31 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
   }
 }
 
+/* The boundary data at time t (opts.boundary), from a cache of the last two times asked
+   for: the callback evaluates the case's expressions at every boundary face node, and a
+   step would otherwise evaluate those of t^{n+1} twice and those of t^n again. The
+   callback is a function of t alone, so a copy is the same bits. */
+static void boundary_data(insdg_ins *ins, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
+{
+  const insdg_mesh *m = ins->T->L->mesh;
+  const size_t bytes = sizeof(double) * (size_t)m->K * 3 * m->ref->Nfp;
+  int c = 0;
+  while (c < 2 && !(ins->bcache[c].valid && ins->bcache[c].t == t)) ++c;
+  if (c == 2) {
+    c = ins->bcache_next, ins->bcache_next ^= 1;
+    double **a = ins->bcache[c].a;
+    ins->o.boundary(ins->o.boundary_ctx, t, a[0], a[1], a[2], a[3], a[4]);
+    ins->bcache[c].t = t, ins->bcache[c].valid = 1;
+  }
+  double *out[5] = {gu, gv, gp, hu, hv};
+  for (int k = 0; k < 5; ++k) memcpy(out[k], ins->bcache[c].a[k], bytes);
+}
+
 /* N(U) of the newest velocity, with the boundary data of its time */
 static void advection_of_newest(insdg_ins *ins)
 {
   if (ins->o.Ns > 0) return;   /* subcycling needs no N history */
-  ins->o.boundary(ins->o.boundary_ctx, ins->t, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  boundary_data(ins, ins->t, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[0], ins->v[0], ins->nu_[0], ins->nv_[0]);
 }
 
@@ -284,7 +316,7 @@ void insdg_ins_set_history(insdg_ins *ins, int i, const double *u, const double 
   insdg_dfield_set(ins->u[i], u), insdg_dfield_set(ins->v[i], v), insdg_dfield_set(ins->p[i], p);
   ins->t_hist[i] = ins->t - i * ins->o.dt;
   if (ins->o.Ns > 0) return;
-  ins->o.boundary(ins->o.boundary_ctx, ins->t_hist[i], ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  boundary_data(ins, ins->t_hist[i], ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[i], ins->v[i], ins->nu_[i], ins->nv_[i]);
   insdg_tasks_wait(ins->T);
 }
@@ -370,6 +402,32 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], i
   return r[0].converged && r[1].converged;
 }
 
+/* The host's boundary data of a step: the pressure data extrapolated like P* (gpstar =
+   sum c_i p_D(t^{n-i})), the data at t^{n+1} (gu, gv, gp, hu, hv), and per face what each
+   operator reads there: dP's Dirichlet data gphi (P* gets sigma p_D, dP the rest), the
+   Helmholtz solves' helm_u, helm_v (value or normal derivative). */
+static void step_boundary_data(insdg_ins *ins, int k, const double *c, double t1)
+{
+  const insdg_ins_opts *o = &ins->o;
+  const insdg_mesh *m = ins->T->L->mesh;
+  const int Nfp = m->ref->Nfp;
+  const size_t nf = (size_t)m->K * 3 * Nfp;
+  double *gpstar = ins->gpstar;
+  for (size_t q = 0; q < nf; ++q) gpstar[q] = 0;
+  for (int i = 0; i < k; ++i) {
+    boundary_data(ins, ins->t_hist[i], ins->scratch[0], ins->scratch[1], ins->scratch[2], ins->hu, ins->hv);
+    for (size_t q = 0; q < nf; ++q) gpstar[q] += c[i] * ins->scratch[2][q];
+  }
+  boundary_data(ins, t1, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  for (size_t q = 0; q < nf; ++q) {
+    const size_t face = q / (size_t)Nfp;
+    const int p_dirichlet = o->bc_p[face] == INSDG_BC_DIRICHLET, v_dirichlet = o->bc_vel[face] == INSDG_BC_DIRICHLET;
+    ins->gphi[q] = p_dirichlet ? ins->gp[q] - gpstar[q] : 0.0;
+    ins->helm_u[q] = v_dirichlet ? ins->gu[q] : ins->hu[q];
+    ins->helm_v[q] = v_dirichlet ? ins->gv[q] : ins->hv[q];
+  }
+}
+
 int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
 {
   const insdg_ins_opts *o = &ins->o;
@@ -379,8 +437,6 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   bdf_ext(S, &gamma, beta, alpha);
   extrapolation(k, c);
   const double dt = o->dt, t1 = ins->t + dt, lambda = gamma / (o->nu * dt);
-  const insdg_mesh *m = ins->T->L->mesh;
-  const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
   /* Tasks read the boundary-data arrays from host memory when they run: let the last
      step's tasks finish before this step rewrites them. */
   insdg_tasks_wait(ins->T);
@@ -399,27 +455,16 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
       insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
   }
 
+  /* the host computes the step's boundary data while the workers run stage 1 (EXT: vector
+     updates of the history, which read no host array); subcycling uses the same arrays */
+  if (o->Ns == 0) step_boundary_data(ins, k, c, t1);
   stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock);
+  if (o->Ns > 0) step_boundary_data(ins, k, c, t1);
 
-  /* P* = sigma P^n, and its boundary data extrapolated the same way */
+  /* P* = sigma P^n (its boundary data: gpstar) */
   insdg_task_axpby(c[0], ins->p[0], 0.0, ins->pstar);
   for (int i = 1; i < k; ++i) insdg_task_axpby(c[i], ins->p[i], 1.0, ins->pstar);
-  /* pressure data on Dirichlet-for-pressure faces: P* gets sigma p_D, dP gets the rest */
-  double *gpstar = ins->gpstar;
-  const int Nfp = m->ref->Nfp;
-  for (size_t q = 0; q < nf; ++q) gpstar[q] = 0;
-  for (int i = 0; i < k; ++i) {
-    o->boundary(o->boundary_ctx, ins->t_hist[i], ins->scratch[0], ins->scratch[1], ins->scratch[2], ins->hu, ins->hv);
-    for (size_t q = 0; q < nf; ++q) gpstar[q] += c[i] * ins->scratch[2][q];
-  }
-  o->boundary(o->boundary_ctx, t1, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);   /* data at t^{n+1} */
-  for (size_t q = 0; q < nf; ++q) {   /* per face: what each operator reads there */
-    const size_t face = q / (size_t)Nfp;
-    const int p_dirichlet = o->bc_p[face] == INSDG_BC_DIRICHLET, v_dirichlet = o->bc_vel[face] == INSDG_BC_DIRICHLET;
-    ins->gphi[q] = p_dirichlet ? ins->gp[q] - gpstar[q] : 0.0;   /* dP: value, else zero normal derivative */
-    ins->helm_u[q] = v_dirichlet ? ins->gu[q] : ins->hu[q];      /* Helmholtz: value or normal derivative */
-    ins->helm_v[q] = v_dirichlet ? ins->gv[q] : ins->hv[q];
-  }
+  const double *gpstar = ins->gpstar;
 
   /* 2. velocity Helmholtz: A Uhh = J M (Uhat/(nu dt) - G P* / nu) - A_g(0)      (INS_TD_3_2) */
   insdg_task_gradient(o->bc_p, gpstar, ins->pstar, ins->gx, ins->gy);
