@@ -139,6 +139,18 @@ static void submit_tail(insdg_tasks *T, solve *s)
   s->res.iteration_tasks += insdg_runtime_tasks_inserted() - t0;
 }
 
+/* One iteration after its predecessor's convergence test said "go on". */
+static void queue_iteration(insdg_tasks *T, solve *s, int speculate)
+{
+  if (!speculate) submit_head(s);   /* its beta reads rz_new / rz_old before the swap */
+  if (s->started) {                 /* the new r.z becomes the old one */
+    insdg_dscalar *t = s->rz_old;
+    s->rz_old = s->rz_new, s->rz_new = t;
+  }
+  submit_tail(T, s);
+  if (speculate) submit_head(s);
+}
+
 /* The one wait of an iteration (or of the start): r.r of the newest residual. Sets
    active = 0 when the solve converged, diverged (NaN or Inf) or ran out of iterations. */
 static void convergence_test(insdg_tasks *T, solve *s)
@@ -154,14 +166,18 @@ static void convergence_test(insdg_tasks *T, solve *s)
   res->converged = rnorm <= s->target;
   if (s->started && s->o->verbose && T->rank == 0 && isfinite(rnorm))
     printf("pcg %4d  %.3e\n", res->iterations, res->relres);
-  s->active = (!res->converged || res->iterations < s->o->minit) && isfinite(rnorm) && res->iterations < s->o->maxit;
+  /* minit: more iterations even when converged, unless the residual is exactly zero (a zero
+     right-hand side and guess: the next step length would be 0/0) */
+  s->active = (!res->converged || (res->iterations < s->o->minit && rnorm > 0)) && isfinite(rnorm) &&
+              res->iterations < s->o->maxit;
 }
 
 /* The solves take turns: each waits for its own convergence test and, if it goes on,
-   queues its next iteration at once, so the workers have the other solves' iterations
-   while the host waits for one. A single solve instead queues the head of its next
-   iteration before it waits (speculation, submit_head). Either way the tasks of one
-   solve are the same, in the same order, as a lone textbook PCG's: the same bits. */
+   queues its next iteration at once (all of them up to minit), so the workers have the
+   other solves' iterations while the host waits for one. A single solve instead queues
+   the head of its next iteration before it waits (speculation, submit_head). Either way
+   the tasks of one solve are the same, in the same order, as a lone textbook PCG's: the
+   same bits. */
 void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_linop *const *prec,
                     insdg_dfield *const *b, insdg_dfield *const *x, const insdg_pcg_opts *o, insdg_pcg_result *res)
 {
@@ -177,21 +193,20 @@ void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_lin
     submit_start(T, &s[i], b[i]);
     if (speculate) submit_head(&s[i]);
   }
+  for (int i = 0; i < n; ++i) s[i].active = 1;   /* until its first test */
   for (int any = 1; any;) {
     any = 0;
     for (int i = 0; i < n; ++i) {
-      const int first = !s[i].started;
-      if (!first && !s[i].active) continue;
+      if (!s[i].active) continue;
       convergence_test(T, &s[i]);
       if (!s[i].active) continue;
       any = 1;
-      if (!speculate) submit_head(&s[i]);   /* its beta reads rz_new / rz_old before the swap */
-      if (!first) {   /* the new r.z becomes the old one */
-        insdg_dscalar *t = s[i].rz_old;
-        s[i].rz_old = s[i].rz_new, s[i].rz_new = t;
-      }
-      submit_tail(T, &s[i]);
-      if (speculate) submit_head(&s[i]);
+      /* Iterations below minit happen whatever their residuals: queue them all now, with
+         no wait in between (their convergence tests could only say "go on") */
+      const int left = s[i].o->maxit - s[i].res.iterations;
+      int batch = s[i].o->minit - s[i].res.iterations;
+      batch = batch < 1 ? 1 : batch > left ? left : batch;
+      for (int k = 0; k < batch; ++k) queue_iteration(T, &s[i], speculate);
     }
   }
   for (int i = 0; i < n; ++i) res[i] = s[i].res, insdg_pcg_work_destroy(s[i].own);

@@ -17,7 +17,8 @@
  *                                     independent computation: for a sequence of right-hand
  *                                     sides, each guess equals the A-orthogonal projection
  *                                     onto the span of the previous solutions the window
- *                                     holds (dense Gram system on the host), to 1e-9
+ *                                     holds (dense Gram system on the host), to 1e-9; and
+ *                                     min_iterations leaves a zero solve at zero
  *   test_pcg compare FILE_A FILE_B TOL ITDIFF
  *                                     solutions equal to TOL (relative), iterations within ITDIFF
  * u = sin(pi x) sin(pi y) + x/2 for Dirichlet problems (nonzero boundary data),
@@ -263,6 +264,19 @@ static int projection_test(int nblocks)
     sol[j] = insdg_malloc(sizeof(double) * n), Asol[j] = insdg_malloc(sizeof(double) * n);
     A.apply(A.ctx, x, Ax);
     insdg_dfield_gather(x, sol[j]), insdg_dfield_gather(Ax, Asol[j]);
+  }
+  { /* min_iterations with a zero right-hand side and guess: no step of length 0/0 */
+    for (size_t i = 0; i < n; ++i) host[i] = 0;
+    insdg_dfield_set(b, host), insdg_dfield_set(x, host);
+    insdg_pcg_opts o = {.rtol = 1e-8, .maxit = 100, .minit = 4};
+    const insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+    insdg_dfield_gather(x, guess);
+    int zero = 1;
+    for (size_t i = 0; i < n; ++i) zero &= guess[i] == 0.0;
+    const int ok = zero && res.iterations == 0 && res.converged;
+    failures += !ok;
+    if (T.rank == 0) printf("%s zero right-hand side with minit 4: %d iterations, solution %s\n", ok ? "ok" : "FAIL",
+                            res.iterations, zero ? "zero" : "NOT zero");
   }
   for (int j = 0; j < NRHS; ++j) free(sol[j]), free(Asol[j]);
   free(host), free(guess), free(bh), free(bc);
