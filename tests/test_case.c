@@ -214,6 +214,8 @@ static void test_defaults(const char *casedir)
   EXPECT(c->pressure.max_iterations == 1000);
   EXPECT(c->pressure.preconditioner == INSDG_PRECOND_PMG_AMG);
   EXPECT(c->pressure.npmg_degrees == 0);
+  EXPECT(c->velocity.projection == 8 && c->pressure.projection == 8);          /* solution projection */
+  EXPECT(c->velocity.min_iterations == 4 && c->pressure.min_iterations == 0);
   check_expr(c->initial_p, zero, 1);
   EXPECT(c->has_exact == 0 && !c->exact_u && !c->exact_v && !c->exact_p);
   EXPECT(c->output_interval == 0 && c->checkpoint_interval_steps == 0);
@@ -472,6 +474,10 @@ static void test_value_errors(void)
                ":10: [velocity_solver] tolerance: 1 must be in (0, 1)");
   expect_error("max_iterations.ini", "[pressure_solver]\nmax_iterations = 0\n",
                ":10: [pressure_solver] max_iterations: 0 is out of range");
+  expect_error("projection.ini", "[pressure_solver]\nprojection = 9\n",
+               ":10: [pressure_solver] projection: 9 is out of range");
+  expect_error("min_iterations.ini", "[velocity_solver]\nmax_iterations = 10\nmin_iterations = 11\n",
+               ":11: [velocity_solver] min_iterations: 11 is out of range");
   expect_error("velocity_amg.ini", "[velocity_solver]\npreconditioner = pmg_amg\n",
                ":10: [velocity_solver] preconditioner: unknown preconditioner 'pmg_amg' "
                "(known: inverse_mass jacobi none)");
