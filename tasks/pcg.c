@@ -89,6 +89,7 @@ typedef struct {
   insdg_dscalar *rz_old, *rz_new;
   double bnorm, target;
   int active, started;   /* started: p holds a search direction (after the first iteration) */
+  int head_queued;       /* the head of the next iteration is queued (submit_head) */
   insdg_pcg_result res;
 } solve;
 
@@ -121,6 +122,7 @@ static void submit_head(solve *s)
   s->A.apply(s->A.ctx, w->p, w->Ap);
   insdg_task_dots((insdg_dfield *[]){w->p}, (insdg_dfield *[]){w->Ap}, w->pAp);
   s->res.iteration_tasks += insdg_runtime_tasks_inserted() - t0;
+  s->head_queued = 1;
 }
 
 /* The rest of an iteration, up to its convergence test: (r_prev = r), x += alpha p,
@@ -131,7 +133,7 @@ static void submit_tail(insdg_tasks *T, solve *s)
   const long t0 = insdg_runtime_tasks_inserted();
   insdg_pcg_work *w = s->w;
   ++s->res.iterations;
-  s->started = 1;
+  s->started = 1, s->head_queued = 0;
   insdg_task_pcg_update((insdg_sref){s->rz_old, 0}, (insdg_sref){w->pAp, 0}, w->p, w->Ap, s->x, w->r, w->r_prev);
   if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
   if (w->ones) project_constants(T, w->ones, w->proj, w->z);
@@ -142,7 +144,7 @@ static void submit_tail(insdg_tasks *T, solve *s)
 /* One iteration after its predecessor's convergence test said "go on". */
 static void queue_iteration(insdg_tasks *T, solve *s, int speculate)
 {
-  if (!speculate) submit_head(s);   /* its beta reads rz_new / rz_old before the swap */
+  if (!s->head_queued) submit_head(s);   /* its beta reads rz_new / rz_old before the swap */
   if (s->started) {                 /* the new r.z becomes the old one */
     insdg_dscalar *t = s->rz_old;
     s->rz_old = s->rz_new, s->rz_new = t;
@@ -175,7 +177,8 @@ static void convergence_test(insdg_tasks *T, solve *s)
 /* The solves take turns: each waits for its own convergence test and, if it goes on,
    queues its next iteration at once (all of them up to minit), so the workers have the
    other solves' iterations while the host waits for one. A single solve instead queues
-   the head of its next iteration before it waits (speculation, submit_head). Either way
+   the head of its next iteration before it waits (speculation, submit_head), and every
+   solve queues the head of its first iteration before the first test. Either way
    the tasks of one solve are the same, in the same order, as a lone textbook PCG's: the
    same bits. */
 void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_linop *const *prec,
@@ -191,7 +194,7 @@ void insdg_pcg_many(insdg_tasks *T, int n, const insdg_linop *A, const insdg_lin
     for (int j = 0; j < i; ++j) INSDG_CHECK(s[j].w != s[i].w);   /* concurrent solves: a workspace each */
     s[i].rz_old = s[i].w->rz[0], s[i].rz_new = s[i].w->rz[1];
     submit_start(T, &s[i], b[i]);
-    if (speculate) submit_head(&s[i]);
+    submit_head(&s[i]);   /* every solve: the workers have it while the host waits for the first test */
   }
   for (int i = 0; i < n; ++i) s[i].active = 1;   /* until its first test */
   for (int any = 1; any;) {
