@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """bench_projection.py [--insdg PATH] [--work DIR] [--cases NAME ...] [--workers W]
+                     [--tolerance T] [--min-iterations K ...]
 
 Solution projection (tasks/projection.h, docs/solvers.md "Solution projection") on the
 shipped cases: each case runs with the solves' initial guesses
@@ -20,6 +21,10 @@ their effect on the cost. Cases (steps):
   taylor_vortex  cases/taylor_vortex (42 triangles, N = 6, dt = 0.01; 300 steps)
   kovasznay      cases/kovasznay (N = 6, dt = 0.005; 200 steps)
   square_cylinder cases/square_cylinder (N = 5, dt = 0.05, 8 substeps; 40 steps)
+
+--tolerance T sets both solvers' tolerance (a converged reference: 1e-12). --min-iterations
+K ... adds a setting per K: the defaults with [velocity_solver] min_iterations = K (the
+table of docs/solvers.md: --cases tv_bench --min-iterations 0 1 2 3 4 5 6).
 
 No timing is asserted: the figures are for docs/solvers.md, with the CPU model. Needs gmsh.
 """
@@ -63,13 +68,13 @@ def bench_mesh(work):
     return path
 
 
-def run(insdg, work, case, setting, workers):
+def run(insdg, work, case, setting, workers, more):
     src, steps, extra = CASES[case]
     mesh = bench_mesh(work) if case == "tv_bench" else None
     d = os.path.join(work, case, setting)
     ini = os.path.join(d, "case.ini")
     settings = dict(extra)
-    settings.update(SETTINGS[setting])
+    settings.update(more)
     scaling.write_case(os.path.join(ROOT, src), ini, mesh, steps, settings)
     env = dict(os.environ, STARPU_NCPU=str(workers))
     out = os.path.join(d, "out")
@@ -79,7 +84,7 @@ def run(insdg, work, case, setting, workers):
         sys.exit(f"bench_projection: {case}/{setting}: insdg exited {r.returncode}:\n{r.stdout[-2000:]}")
     s = json.load(open(os.path.join(out, "summary.json")))
     rows = list(csv.DictReader(open(os.path.join(out, "diagnostics.csv"))))
-    forces = {k: float(v) for k, v in rows[-1].items() if k.startswith(("drag", "lift", "force", "Fx", "Fy"))}
+    forces = {k: float(v) for k, v in rows[-1].items() if k.startswith(("cd_", "cl_"))}
     return s, forces
 
 
@@ -89,14 +94,22 @@ def main():
     p.add_argument("--work", default=os.path.join(ROOT, "build/bench_projection"))
     p.add_argument("--cases", nargs="*", default=list(CASES))
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--tolerance", help="both solvers' relative tolerance")
+    p.add_argument("--min-iterations", type=int, nargs="*", default=[])
     a = p.parse_args()
+    settings = dict(SETTINGS)
+    for k in a.min_iterations:
+        settings[f"vmin{k}"] = {("velocity_solver", "min_iterations"): str(k)}
+    if a.tolerance:
+        for v in settings.values():
+            v[("velocity_solver", "tolerance")] = v[("pressure_solver", "tolerance")] = a.tolerance
     os.makedirs(a.work, exist_ok=True)
     print(f"bench_projection: {a.insdg}; CPU {cpu_model()}; 1 rank x {a.workers} worker(s)")
     print("| case | K, N | steps | guesses | it u / v / p | ms/step | velocity / pressure ms | errors u, v, p (rel.) or forces |")
     print("|---|---|---:|---|---|---:|---|---|")
     for case in a.cases:
-        for setting in SETTINGS:
-            s, forces = run(a.insdg, a.work, case, setting, a.workers)
+        for setting, more in settings.items():
+            s, forces = run(a.insdg, a.work, case, setting, a.workers, more)
             it = s["mean_iterations"]
             st = s["step_seconds"]
             n = s["steps"]

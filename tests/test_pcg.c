@@ -64,17 +64,40 @@ enum { PREC_INVMASS, PREC_PMG };
 static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
                       double *sol);
 
+/* The discretisation of degree N on mesh in nblocks blocks over the ranks, and its task
+   context (free with discretisation_free). */
+typedef struct {
+  insdg_ref *ref;
+  insdg_ops *op;
+  insdg_layout *L;
+  insdg_tasks T;
+} discretisation;
+
+static void discretisation_make(discretisation *d, insdg_mesh *mesh, int N, int nblocks)
+{
+  char err[INSDG_ERRMSG_LEN];
+  d->ref = insdg_ref_create(N);
+  d->op = insdg_ops_create(d->ref);
+  if (insdg_layout_create(mesh, d->ref, insdg_runtime_size(), nblocks, &d->L, err, sizeof err)) insdg_die_user(err);
+  insdg_tasks_init(&d->T, d->L, d->op);
+}
+
+static void discretisation_free(discretisation *d)
+{
+  insdg_tasks_fini(&d->T);
+  insdg_layout_destroy(d->L);
+  insdg_ops_destroy(d->op);
+  insdg_ref_destroy(d->ref);
+}
+
 static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
                       double *sol)
 {
-  char err[INSDG_ERRMSG_LEN];
-  insdg_ref *ref = insdg_ref_create(N);
-  insdg_ops *op = insdg_ops_create(ref);
-  insdg_layout *L;
-  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), nblocks, &L, err, sizeof err)) insdg_die_user(err);
-  insdg_tasks T;
-  insdg_tasks_init(&T, L, op);
-  const insdg_mesh *m = L->mesh;
+  discretisation D;
+  discretisation_make(&D, mesh, N, nblocks);
+  insdg_ref *ref = D.ref;
+  insdg_tasks *T = &D.T;
+  const insdg_mesh *m = D.L->mesh;
   const int Np = ref->Np, Nfp = ref->Nfp;
   const size_t n = (size_t)m->K * Np, nf = (size_t)m->K * 3 * Nfp;
   signed char *bc = insdg_malloc(3 * (size_t)m->K);
@@ -92,8 +115,8 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   for (size_t k = 0; k < n; ++k) f[k] = forcing(pb, m->x[k], m->y[k]);
   insdg_mesh_weak_form(m, f, host);
   free(f);
-  insdg_dfield *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T), *ag = insdg_dfield_create(&T);
-  insdg_dfield *ux = insdg_dfield_create(&T), *uy = insdg_dfield_create(&T);
+  insdg_dfield *b = insdg_dfield_create(T), *x = insdg_dfield_create(T), *ag = insdg_dfield_create(T);
+  insdg_dfield *ux = insdg_dfield_create(T), *uy = insdg_dfield_create(T);
   insdg_dfield_set(b, host);
   for (size_t i = 0; i < n; ++i) host[i] = 0;
   insdg_dfield_set(x, host);
@@ -104,15 +127,15 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
   insdg_pmg *pmg = NULL;
   if (prec == PREC_PMG) {
-    pmg = insdg_pmg_create(&T, mesh, bc, pb->lambda, NULL);
-    if (T.rank == 0 && getenv("INSDG_VERBOSE")) insdg_pmg_print(pmg, stdout);
+    pmg = insdg_pmg_create(T, mesh, bc, pb->lambda, NULL);
+    if (T->rank == 0 && getenv("INSDG_VERBOSE")) insdg_pmg_print(pmg, stdout);
     P = (insdg_linop){insdg_pmg_apply, pmg};
   }
   insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG};
-  insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+  insdg_pcg_result res = insdg_pcg(T, A, &P, b, x, &o);
   insdg_pmg_destroy(pmg);
-  if (pb->neumann) insdg_pcg_fix_mean(&T, x);
-  if (!res.converged && T.rank == 0)
+  if (pb->neumann) insdg_pcg_fix_mean(T, x);
+  if (!res.converged && T->rank == 0)
     printf("FAIL %s N=%d K=%d: PCG did not converge (%d iterations, relres %.2e)\n", pb->name, N, m->K,
            res.iterations, res.relres);
 
@@ -132,10 +155,7 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   free(u), free(bc), free(g), free(host);
   insdg_dfield_destroy(b), insdg_dfield_destroy(x), insdg_dfield_destroy(ag), insdg_dfield_destroy(ux),
       insdg_dfield_destroy(uy);
-  insdg_tasks_fini(&T);
-  insdg_layout_destroy(L);
-  insdg_ops_destroy(op);
-  insdg_ref_destroy(ref);
+  discretisation_free(&D);
   return res.converged ? res.iterations : -1;
 }
 
@@ -206,23 +226,20 @@ static double host_dot(size_t n, const double *a, const double *b)
 static int projection_test(int nblocks)
 {
   enum { NRHS = 7, LW = 3 };
-  char err[INSDG_ERRMSG_LEN];
   insdg_mesh *mesh = insdg_mesh_rectangle(6, 6, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
-  insdg_ref *ref = insdg_ref_create(3);
-  insdg_ops *op = insdg_ops_create(ref);
-  insdg_layout *L;
-  if (insdg_layout_create(mesh, ref, insdg_runtime_size(), nblocks, &L, err, sizeof err)) insdg_die_user(err);
-  insdg_tasks T;
-  insdg_tasks_init(&T, L, op);
-  const insdg_mesh *m = L->mesh;
+  discretisation D;
+  discretisation_make(&D, mesh, 3, nblocks);
+  const insdg_ref *ref = D.ref;
+  insdg_tasks *T = &D.T;
+  const insdg_mesh *m = D.L->mesh;
   const size_t n = (size_t)m->K * ref->Np;
   signed char *bc = insdg_malloc(3 * (size_t)m->K);
   for (int i = 0; i < 3 * m->K; ++i) bc[i] = m->face_bnd[i] < 0 ? INSDG_BC_INTERIOR : INSDG_BC_DIRICHLET;
-  insdg_dfield *y = insdg_dfield_create(&T), *b = insdg_dfield_create(&T), *x = insdg_dfield_create(&T);
-  insdg_dfield *ux = insdg_dfield_create(&T), *uy = insdg_dfield_create(&T), *Ax = insdg_dfield_create(&T);
+  insdg_dfield *y = insdg_dfield_create(T), *b = insdg_dfield_create(T), *x = insdg_dfield_create(T);
+  insdg_dfield *ux = insdg_dfield_create(T), *uy = insdg_dfield_create(T), *Ax = insdg_dfield_create(T);
   insdg_sipdg_ctx actx = {bc, 10.0, ux, uy};
   insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
-  insdg_projection *proj = insdg_projection_create(&T, LW);
+  insdg_projection *proj = insdg_projection_create(T, LW);
   double *host = insdg_malloc(sizeof(double) * n), *guess = insdg_malloc(sizeof(double) * n);
   double *bh = insdg_malloc(sizeof(double) * n), *sol[NRHS], *Asol[NRHS];
   int failures = 0, j0 = 0;
@@ -253,11 +270,11 @@ static int projection_test(int nblocks)
       const double rel = sqrt(num / den);
       const int ok = rel <= 1e-9;
       failures += !ok;
-      if (T.rank == 0) printf("%s rhs %d: guess from %d solutions, relative difference to the projection %.2e\n", ok ? "ok" : "FAIL", j, k, rel);
+      if (T->rank == 0) printf("%s rhs %d: guess from %d solutions, relative difference to the projection %.2e\n", ok ? "ok" : "FAIL", j, k, rel);
       free(ref_guess);
     }
     insdg_pcg_opts o = {.rtol = 1e-12, .maxit = 2000};
-    const insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+    const insdg_pcg_result res = insdg_pcg(T, A, &P, b, x, &o);
     failures += !res.converged;
     insdg_projection_add(proj, &A, x);
     if (k == LW) j0 = j;   /* the window was full: it restarts from this solution */
@@ -269,13 +286,13 @@ static int projection_test(int nblocks)
     for (size_t i = 0; i < n; ++i) host[i] = 0;
     insdg_dfield_set(b, host), insdg_dfield_set(x, host);
     insdg_pcg_opts o = {.rtol = 1e-8, .maxit = 100, .minit = 4};
-    const insdg_pcg_result res = insdg_pcg(&T, A, &P, b, x, &o);
+    const insdg_pcg_result res = insdg_pcg(T, A, &P, b, x, &o);
     insdg_dfield_gather(x, guess);
     int zero = 1;
     for (size_t i = 0; i < n; ++i) zero &= guess[i] == 0.0;
     const int ok = zero && res.iterations == 0 && res.converged;
     failures += !ok;
-    if (T.rank == 0) printf("%s zero right-hand side with minit 4: %d iterations, solution %s\n", ok ? "ok" : "FAIL",
+    if (T->rank == 0) printf("%s zero right-hand side with minit 4: %d iterations, solution %s\n", ok ? "ok" : "FAIL",
                             res.iterations, zero ? "zero" : "NOT zero");
   }
   for (int j = 0; j < NRHS; ++j) free(sol[j]), free(Asol[j]);
@@ -283,10 +300,7 @@ static int projection_test(int nblocks)
   insdg_projection_destroy(proj);
   insdg_dfield *f[] = {y, b, x, ux, uy, Ax};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) insdg_dfield_destroy(f[i]);
-  insdg_tasks_fini(&T);
-  insdg_layout_destroy(L);
-  insdg_ops_destroy(op);
-  insdg_ref_destroy(ref);
+  discretisation_free(&D);
   insdg_mesh_destroy(mesh);
   return failures;
 }

@@ -32,6 +32,8 @@ def main():
     p.add_argument("trace")
     p.add_argument("--skip", type=float, default=0.4, help="fraction of the tasks left out at the start")
     p.add_argument("--top", type=int, default=12)
+    p.add_argument("--longest", type=int, default=0,
+                   help="also list the K longest idle gaps, with how late the host's wait ended in them")
     a = p.parse_args()
     tasks, waits = load(a.trace)
     if not tasks:
@@ -54,7 +56,7 @@ def main():
         if len(active) == 1:
             alone[R[next(iter(active))][0]] += dt
         if not active and dt > 0 and prev_end is not None:
-            gaps.append((dt, R[prev_end][0], R[i][0]))
+            gaps.append((dt, R[prev_end][0], R[i][0], last, t))
         last = t
         if d == 1:
             active.add(i)
@@ -71,13 +73,19 @@ def main():
               f"median {statistics.median(g[0] for g in gaps):.1f} us; by the tasks around them:")
         count, total = collections.Counter(), collections.Counter()
         for g in gaps:
-            count[g[1:]] += 1
-            total[g[1:]] += g[0]
+            count[g[1:3]] += 1
+            total[g[1:3]] += g[0]
         for k, v in total.most_common(a.top):
             print(f"  {k[0]:20s} -> {k[1]:20s} n={count[k]:6d} {v / 1e3:8.1f} ms, mean {v / count[k]:7.1f} us")
     W = [w for w in waits if w[2] >= t0]
     if W:
         print(f"host waits: {len(W)}, {sum(w[3] - w[2] for w in W) / 1e3:.1f} ms waiting")
+    if a.longest and gaps:   # a host wait that returned inside a gap: the host woke that late
+        print(f"longest idle gaps (us after the window start; host wait returned: us into the gap):")
+        for dt, before, after, g0, g1 in sorted(gaps, reverse=True)[:a.longest]:
+            woke = [w[3] - g0 for w in W if g0 <= w[3] <= g1]
+            how = f", host wait returned {woke[0]:.0f} us in" if woke else ""
+            print(f"  {dt:8.0f} us at {g0 - t0:10.0f}: {before} -> {after}{how}")
     total, count = collections.Counter(), collections.Counter()
     for r in R:
         total[r[0]] += r[3] - r[2]
