@@ -157,3 +157,41 @@ insdg_csr *insdg_assemble_sipdg(const insdg_mesh *m, const insdg_ops *op, const 
   free(colour), free(nbhd), free(count), free(start), free(members), free(fill);
   return A;
 }
+
+void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
+                                   int e0, int e1, double *d)
+{
+  INSDG_CHECK(m->ref && m->ref->N == op->ref->N && 0 <= e0 && e0 <= e1 && e1 <= m->K);
+  const int K = e1 - e0, Np = op->ref->Np;
+  if (K == 0) return;
+  /* greedy distance-1 colouring in element order: the smallest colour no face neighbour in
+     the range has yet */
+  int *colour = insdg_malloc(sizeof(int) * (size_t)K), ncolours = 0;
+  for (int e = 0; e < K; ++e) {
+    unsigned taken = 0;
+    for (int f = 0; f < 3; ++f) {
+      const int nb = m->EToE[3 * (e0 + e) + f] - e0;
+      if (nb >= 0 && nb < e) taken |= 1u << colour[nb];
+    }
+    int c = 0;
+    while (taken >> c & 1u) ++c;
+    colour[e] = c;
+    if (c + 1 > ncolours) ncolours = c + 1;
+  }
+  insdg_block *b = insdg_block_create(m, e0, e1);
+  const size_t n = (size_t)K * Np;
+  double *u = insdg_calloc(n, sizeof(double)), *ux = insdg_malloc(sizeof(double) * n);
+  double *uy = insdg_malloc(sizeof(double) * n), *Au = insdg_malloc(sizeof(double) * n);
+  double *zero_halo = insdg_calloc((size_t)(b->nhalo > 0 ? b->nhalo : 1), sizeof(double));
+  for (int c = 0; c < ncolours; ++c)
+    for (int j = 0; j < Np; ++j) {
+      for (int e = 0; e < K; ++e)
+        if (colour[e] == c) u[(size_t)e * Np + j] = 1.0;
+      insdg_op_local_gradient(op, b, u, ux, uy);
+      insdg_op_sipdg(op, b, bc + 3 * (size_t)e0, lambda, u, ux, uy, zero_halo, zero_halo, zero_halo, Au);
+      for (int e = 0; e < K; ++e)
+        if (colour[e] == c) u[(size_t)e * Np + j] = 0.0, d[(size_t)e * Np + j] = Au[(size_t)e * Np + j];
+    }
+  insdg_block_destroy(b);
+  free(u), free(ux), free(uy), free(Au), free(zero_halo), free(colour);
+}

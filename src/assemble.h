@@ -24,6 +24,17 @@
 
 insdg_csr *insdg_assemble_sipdg(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda);
 
+/* The diagonal of that matrix on the elements [e0, e1): d[(e - e0) Np + i] = A[eNp+i][eNp+i],
+   without assembling A (the assembled matrix of a degree-N level is 4 Np^2 doubles per
+   element: 1 GB at N = 6 and K = 26 000). Probing with a distance-1 colouring of [e0, e1)
+   on the block of those elements with a zero halo: when no face neighbour of e is probed,
+   e's rows of A u hold e's columns alone, so row e*Np + j of the probe at node j is the
+   diagonal entry. Every term is the one insdg_assemble_sipdg computes, in the same order:
+   bitwise its diagonal. Cost: colours (<= 4 on a triangle mesh) * Np operator
+   applications on the range. bc as above, for the whole mesh. */
+void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
+                                   int e0, int e1, double *d);
+
 /* The distance-2 element colouring used above: colour[e] in 0..ncolours-1; returns
    ncolours. Exposed for tests. */
 int insdg_assemble_colour_elements(const insdg_mesh *m, int *colour);

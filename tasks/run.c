@@ -748,6 +748,9 @@ typedef struct {
   double checkpoint_seconds, restart_seconds;   /* writing the checkpoints; reading the restart one */
   int already_complete;            /* restarted from a checkpoint at or past the final step */
   double *rss_mib;                 /* rank 0: every rank's peak resident memory (MiB), at the end */
+  double *setup_rss_mib;           /* rank 0: the same once the mesh and layout are built (the part every
+                                      rank holds whatever the rank count: the whole mesh, its geometry) */
+  double my_setup_rss;             /* this rank's, before the gather */
   l2_errors errors;
   insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
   /* this rank's runtime counters (runtime.h) over the time loop, and per stage of a step */
@@ -907,6 +910,9 @@ static void json_body(FILE *f, const run_state *r, double wall)
   json_number(f, most);
   fprintf(f, ",\n  \"rss_mib_per_rank\": [");
   for (int i = 0; i < r->size; ++i) fprintf(f, "%s", i ? ", " : ""), json_number(f, r->rss_mib[i]);
+  fprintf(f, "]");
+  fprintf(f, ",\n  \"setup_rss_mib_per_rank\": [");
+  for (int i = 0; i < r->size; ++i) fprintf(f, "%s", i ? ", " : ""), json_number(f, r->setup_rss_mib[i]);
   fprintf(f, "]");
   fprintf(f, ",\n  \"checkpoints\": {\"written\": %d, \"write_seconds\": ", r->checkpoints);
   json_number(f, r->checkpoint_seconds);
@@ -1213,6 +1219,14 @@ static void time_loop(run_state *r, solver *sv)
   }
 }
 
+/* this process's peak resident memory so far (getrusage), MiB */
+static double peak_rss_mib(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;   /* Linux: KiB */
+}
+
 static int finish(run_state *r, solver *sv)
 {
   const insdg_case *c = r->s->c;
@@ -1228,16 +1242,16 @@ static int finish(run_state *r, solver *sv)
   if (c->has_exact) r->errors = compute_errors(sv->ob, r->t, r->pure_neumann);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   int status = exit_status(r);
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  const double rss = ru.ru_maxrss / 1024.0;   /* Linux: KiB */
+  const double rss = peak_rss_mib();
   if (r->rank == 0) r->rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
+  if (r->rank == 0) r->setup_rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
   MPI_Gather(&rss, 1, MPI_DOUBLE, r->rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(&r->my_setup_rss, 1, MPI_DOUBLE, r->setup_rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = INSDG_EXIT_OUTPUT;
     print_end(r);
-    free(r->rss_mib);
+    free(r->rss_mib), free(r->setup_rss_mib);
   }
   return status;   /* rank 0 alone may see a summary it could not write: mpirun reports any rank's */
 }
@@ -1254,6 +1268,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     const insdg_runtime_opts ro = {.max_ncpu = useful_workers(&s, r.size)};
     if (insdg_runtime_init_starpu(&ro, err, sizeof err)) insdg_die_user(err);
     failed = setup_layout(&s, o, r.rank, r.size, err, sizeof err);
+    r.my_setup_rss = peak_rss_mib();
   }
   if (failed) {
     if (r.rank == 0) fprintf(stderr, "insdg: error: %s\n", err);

@@ -249,7 +249,7 @@ endforeach()
 
 # tools/scaling.py without Slurm (mpirun): a strong-scaling study R = 1, 2 on the short case
 # writes one CSV row per R with the step time, stages, iterations and memory
-add_test(NAME scaling_strong_mpirun COMMAND sh -c "/usr/bin/python3 \"$0\" strong \"$1\" --ranks 1 2 --steps 4 --launcher mpirun --insdg \"$2\" --out \"$3\" && /usr/bin/python3 -c \"import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); ok=[int(x['ranks']) for x in r]==[1,2] and all(float(x['ms_per_step'])>0 and float(x['max_rss_mib'])>0 and x['K']=='42' for x in r); print('scaling csv ok' if ok else 'BAD', r); sys.exit(0 if ok else 1)\" \"$3/scaling.csv\""
+add_test(NAME scaling_strong_mpirun COMMAND sh -c "/usr/bin/python3 \"$0\" strong \"$1\" --ranks 1 2 --steps 4 --launcher mpirun --insdg \"$2\" --out \"$3\" && /usr/bin/python3 -c \"import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); ok=[int(x['ranks']) for x in r]==[1,2] and all(float(x['ms_per_step'])>0 and 0<float(x['setup_rss_mib'])<=float(x['max_rss_mib']) and x['K']=='42' for x in r); print('scaling csv ok' if ok else 'BAD', r); sys.exit(0 if ok else 1)\" \"$3/scaling.csv\""
          ${CMAKE_SOURCE_DIR}/tools/scaling.py ${_run_cases}/run_taylor_ckpt.ini $<TARGET_FILE:insdg> ${_run_out}/scaling_strong)
 set_tests_properties(scaling_strong_mpirun PROPERTIES LABELS mpi TIMEOUT 300 PASS_REGULAR_EXPRESSION "scaling csv ok"
                      ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")

@@ -21,7 +21,8 @@ CSV (OUT/scaling.csv), one row per R: ranks, workers, K, N, dofs, steps, ms per 
 stage (advection, velocity, pressure, update: summary.json step_seconds / steps), mean
 iterations u/v/p, speed-up and efficiency against the smallest R (strong: t_1 / t_R and
 t_1 R_1 / (t_R R); weak: efficiency t_1 / t_R scaled by the work ratio K_R R_1 / (K_1 R),
-speed-up R / R_1 times that), max RSS per rank (MiB). Plot: OUT/scaling.png. The time per
+speed-up R / R_1 times that), max RSS per rank (MiB) and its part held whatever R (setup_rss_mib:
+the whole mesh and its geometry, read on every rank). Plot: OUT/scaling.png. The time per
 step includes the first steps; use enough steps that they do not matter. The CSV and plot
 are a study's record, not a pass/fail test.
 """
@@ -134,6 +135,9 @@ def collect(a, ranks):
         row.update({f"ms_{k}": 1e3 * s["step_seconds"][k] / n for k in STAGES})
         row.update({f"iterations_{k}": s["mean_iterations"][k] for k in ("u", "v", "p")})
         row["max_rss_mib"] = s.get("max_rss_mib", float("nan"))
+        # the part every rank holds whatever R (the whole mesh and its geometry): the
+        # memory that should fall as 1/R is max_rss_mib minus this
+        row["setup_rss_mib"] = max(s.get("setup_rss_mib_per_rank", [float("nan")]))
         rows.append(row)
     r0 = rows[0]
     for row in rows:
