@@ -59,7 +59,7 @@ static row run(insdg_mesh *mesh, int N, int nblocks)
   insdg_linop A = {insdg_sipdg_apply, &actx};
 
   /* Jacobi */
-  double *dinv = insdg_sipdg_inverse_diagonal(m, op, bc, 0.0);
+  double *dinv = insdg_sipdg_inverse_diagonal(&T, bc, 0.0);
   insdg_linop J = {insdg_jacobi_apply, dinv};
   insdg_pcg_opts o = {.rtol = 1e-8, .maxit = 5000};
   insdg_dfield_set(x, zero);

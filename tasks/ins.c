@@ -150,14 +150,13 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->vel_proj[0] = insdg_projection_create(T, opts->vel_projection);
   ins->vel_proj[1] = insdg_projection_create(T, opts->vel_projection);
   ins->p_proj = insdg_projection_create(T, opts->p_projection);
-  const insdg_mesh *rm = T->L->mesh;
   switch (opts->p_precond) {
   case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
     const insdg_pmg_opts po = {.ndegrees = opts->npmg_degrees, .degrees = opts->pmg_degrees};
     ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, &po);
     break;
   }
-  case INSDG_PRECOND_JACOBI: ins->jacobi_p = insdg_sipdg_inverse_diagonal(rm, T->op, opts->bc_p, 0.0); break;
+  case INSDG_PRECOND_JACOBI: ins->jacobi_p = insdg_sipdg_inverse_diagonal(T, opts->bc_p, 0.0); break;
   case INSDG_PRECOND_FULL_AMG: ins->famg = full_amg_create(T, opts->bc_p); break;
   case INSDG_PRECOND_NONE: break;
   default: INSDG_CHECK(!"a pressure preconditioner");
@@ -383,7 +382,7 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], i
       insdg_starpu_gpu_invalidate();   /* the new diagonal may get the old one's address */
 #endif
       free(ins->jacobi_u);
-      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T->L->mesh, ins->T->op, ins->o.bc_vel, lambda);
+      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T, ins->o.bc_vel, lambda);
       ins->jacobi_lambda = lambda;
     }
     P = (insdg_linop){insdg_jacobi_apply, ins->jacobi_u};

@@ -75,14 +75,20 @@ static double *inverse_diagonal(const insdg_csr *A)
   return d;
 }
 
-double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda)
+double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc, double lambda)
 {
-  const size_t n = (size_t)m->K * op->ref->Np;
+  const insdg_layout *L = T->L;
+  const int Np = T->op->ref->Np;
+  const size_t n = (size_t)L->mesh->K * Np;
   double *d = insdg_malloc(sizeof(double) * (n > 0 ? n : 1));
-  insdg_assemble_sipdg_diagonal(m, op, bc, lambda, 0, m->K, d);
-  for (size_t i = 0; i < n; ++i) {
-    INSDG_CHECK(d[i] > 0);
-    d[i] = 1.0 / d[i];
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    const int e0 = L->block_start[b], e1 = L->block_start[b + 1];
+    double *db = d + (size_t)e0 * Np;
+    insdg_assemble_sipdg_diagonal(L->mesh, T->op, bc, lambda, e0, e1, db);
+    for (size_t i = 0; i < (size_t)(e1 - e0) * Np; ++i) {
+      INSDG_CHECK(db[i] > 0);
+      db[i] = 1.0 / db[i];
+    }
   }
   return d;
 }
@@ -606,7 +612,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
     }
     make_level_fields(v);
     if (l + 1 < nd)   /* the degree-1 level takes its diagonal from the matrix it assembles */
-      v->dinv = insdg_sipdg_inverse_diagonal(v->L->mesh, v->op, bc, lambda);
+      v->dinv = insdg_sipdg_inverse_diagonal(v->Tp, bc, lambda);
   }
   for (int l = 0; l + 1 < nd; ++l) {
     level *v = &pmg->lev[l];

@@ -45,8 +45,11 @@ void insdg_pmg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
 size_t insdg_pmg_memory(const insdg_pmg *pmg);
 void insdg_pmg_print(const insdg_pmg *pmg, FILE *f);
 
-/* Jacobi diagonal inverse of the SIPDG operator on a renumbered mesh with geometry set
-   (assembled by probing, src/assemble.h): [K][Np] host array the caller frees. */
-double *insdg_sipdg_inverse_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda);
+/* Jacobi diagonal inverse of the SIPDG operator of T (its layout's renumbered mesh, its
+   operators), probed without assembly (src/assemble.h) on this rank's blocks only:
+   a [K][Np] host array (the tasks index it by element) of which only this rank's
+   blocks are written; the other pages are never touched, so they take no memory. The
+   caller frees it. */
+double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc, double lambda);
 
 #endif
