@@ -44,11 +44,6 @@ typedef struct insdg_ops {
   double *cub_interpT;     /* [Np][Ncub] */
   double *cub_PrT, *cub_PsT;  /* [Ncub][Np] */
   double *cub_LIFTT;       /* [3Nfcub][Np] */
-  /* the same transposed operators with rows padded with zeros to Npad = 4 ceil(Np / 4),
-     32-byte aligned: the element-batch kernels of N <= 4 (src/ops_kernels.inc) */
-  double *DrTp, *DsTp;     /* [Np][Npad] */
-  double *LIFTTp;          /* [3Nfp][Npad] */
-  double *MTp;             /* [Np][Npad], the (symmetric) mass matrix */
 } insdg_ops;
 
 insdg_ops *insdg_ops_create(const insdg_ref *ref);

@@ -3,7 +3,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "error.h"
 #include "ops.h"
@@ -99,17 +98,6 @@ static double *transpose(const double *A, int rows, int cols)
   return T;
 }
 
-/* copy of the [rows][cols] matrix T with rows padded with zeros to a multiple of 4, 32-byte aligned */
-static double *pad_rows(const double *T, int rows, int cols)
-{
-  const size_t pad = (size_t)(cols + 3) / 4 * 4, bytes = sizeof(double) * (size_t)rows * pad;
-  double *P = aligned_alloc(32, (bytes + 31) / 32 * 32);
-  if (!P) insdg_internal_error(__FILE__, __LINE__, "out of memory");
-  memset(P, 0, bytes);
-  for (int j = 0; j < rows; ++j) memcpy(P + (size_t)j * pad, T + (size_t)j * cols, sizeof(double) * (size_t)cols);
-  return P;
-}
-
 insdg_ops *insdg_ops_create(const insdg_ref *ref)
 {
   const int N = ref->N, Np = ref->Np;
@@ -123,10 +111,6 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
-  op->DrTp = pad_rows(op->DrT, Np, Np);
-  op->DsTp = pad_rows(op->DsT, Np, Np);
-  op->LIFTTp = pad_rows(op->LIFTT, 3 * ref->Nfp, Np);
-  op->MTp = pad_rows(ref->M, Np, Np);
   return op;
 }
 
@@ -135,7 +119,6 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->DsTp), free(op->LIFTTp), free(op->MTp);
   free(op);
 }
 
