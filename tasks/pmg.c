@@ -63,15 +63,21 @@ struct insdg_pmg {
   int rank;
 };
 
+/* d[i] = 1 / d[i] for a diagonal that must be positive (SPD operator) */
+static void invert_diagonal(double *d, size_t n)
+{
+  for (size_t i = 0; i < n; ++i) {
+    INSDG_CHECK(d[i] > 0);
+    d[i] = 1.0 / d[i];
+  }
+}
+
 /* 1 / diag(A), a new array */
 static double *inverse_diagonal(const insdg_csr *A)
 {
   double *d = insdg_malloc(sizeof(double) * (size_t)(A->nrows > 0 ? A->nrows : 1));
   insdg_csr_diagonal(A, d);
-  for (int i = 0; i < A->nrows; ++i) {
-    INSDG_CHECK(d[i] > 0);
-    d[i] = 1.0 / d[i];
-  }
+  invert_diagonal(d, (size_t)A->nrows);
   return d;
 }
 
@@ -85,10 +91,7 @@ double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc
     const int e0 = L->block_start[b], e1 = L->block_start[b + 1];
     double *db = d + (size_t)e0 * Np;
     insdg_assemble_sipdg_diagonal(L->mesh, T->op, bc, lambda, e0, e1, db);
-    for (size_t i = 0; i < (size_t)(e1 - e0) * Np; ++i) {
-      INSDG_CHECK(db[i] > 0);
-      db[i] = 1.0 / db[i];
-    }
+    invert_diagonal(db, (size_t)(e1 - e0) * Np);
   }
   return d;
 }

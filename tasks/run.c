@@ -1243,8 +1243,10 @@ static int finish(run_state *r, solver *sv)
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   int status = exit_status(r);
   const double rss = peak_rss_mib();
-  if (r->rank == 0) r->rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
-  if (r->rank == 0) r->setup_rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
+  if (r->rank == 0) {
+    r->rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
+    r->setup_rss_mib = insdg_malloc(sizeof(double) * (size_t)r->size);
+  }
   MPI_Gather(&rss, 1, MPI_DOUBLE, r->rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather(&r->my_setup_rss, 1, MPI_DOUBLE, r->setup_rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   char err[INSDG_ERRMSG_LEN];
