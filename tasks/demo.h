@@ -1,7 +1,7 @@
 /* demo.h -- the operator demonstration: the paper's operators run as a StarPU task
  * graph on a Gmsh mesh cut into blocks, errors against exact derivatives printed by
  * rank 0, fields written to a NetCDF-UGRID file. No StarPU or MPI types here, so that
- * src/main.c stays free of them. */
+ * cli/main.c stays free of them. */
 #ifndef INSDG_DEMO_H
 #define INSDG_DEMO_H
 

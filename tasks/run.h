@@ -8,7 +8,7 @@
  * summary.json. While it runs, rank 0 shows one progress line on a terminal, plain log
  * lines otherwise.
  *
- * No StarPU or MPI types here, so that src/main.c stays free of them.
+ * No StarPU or MPI types here, so that cli/main.c stays free of them.
  */
 #ifndef INSDG_RUN_H
 #define INSDG_RUN_H

@@ -77,7 +77,7 @@ target_compile_options(insdg_tasks_cudaemu PRIVATE -Wno-unused-function)
 target_include_directories(insdg_tasks_cudaemu PUBLIC ${_tasks_dir})
 target_link_libraries(insdg_tasks_cudaemu PUBLIC insdg_partition insdg_io_nc insdg_case insdg_core
                                                  PkgConfig::STARPUMPI MPI::MPI_C insdg_gpu_emu)
-add_executable(insdg_cudaemu ${PROJECT_SOURCE_DIR}/src/main.c)
+add_executable(insdg_cudaemu ${PROJECT_SOURCE_DIR}/cli/main.c)
 target_link_libraries(insdg_cudaemu PRIVATE insdg_tasks_cudaemu)
 set_target_properties(insdg_cudaemu PROPERTIES LINKER_LANGUAGE CXX)
 

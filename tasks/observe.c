@@ -1,0 +1,209 @@
+/* observe.c -- what the run looks at after a step (run_internal.h).
+ *
+ * The run "observes" the state after every step: it submits the divergence and the
+ * element-local gradients of the velocity, copies this rank's elements of every field to
+ * the host (insdg_dfield_local) and reduces the diagnostics over the ranks with one
+ * MPI_Allreduce for sums and one for maxima: no field is gathered whole. The L2 errors
+ * against [exact] and the field files come from the same local arrays.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dfield.h"
+#include "ops_tasks.h"
+#include "run_internal.h"
+#include "ugrid.h"
+
+/* elements of this rank's blocks */
+static int rank_elements(const insdg_tasks *T)
+{
+  int n = 0;
+  for (int b = 0; b < T->L->B; ++b) n += T->L->block_rank[b] == T->rank ? T->L->block[b]->K : 0;
+  return n;
+}
+
+observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd)
+{
+  observer *ob = insdg_calloc(1, sizeof *ob);
+  ob->T = T, ob->c = c, ob->m = T->L->mesh, ob->bc_vel = bc_vel, ob->bd = bd;
+  const insdg_ref *r = ob->m->ref;
+  for (int k = 0; k < NSCRATCH; ++k) ob->scratch[k] = insdg_dfield_create(T);
+  const size_t nf = (size_t)ob->m->K * 3 * r->Nfp, n = (size_t)rank_elements(T) * r->Np;
+  ob->gu = new_array(nf), ob->gv = new_array(nf), ob->gp = new_array(nf);
+  ob->hu = new_array(nf), ob->hv = new_array(nf);
+  for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
+  for (int i = 0; i < c->nforces; ++i) ob->force_bnd[i] = insdg_mesh_boundary(ob->m, c->forces[i]);
+  /* the face integrand is a polynomial of degree <= N in t: exact through the face cubature */
+  ob->face_weight = new_array((size_t)r->Nfp);
+  for (int q = 0; q < r->Nfcub; ++q)
+    for (int j = 0; j < r->Nfp; ++j) ob->face_weight[j] += r->wfc[q] * r->face_interp[q * r->Nfp + j];
+  return ob;
+}
+
+void observer_destroy(observer *ob)
+{
+  if (!ob) return;
+  for (int k = 0; k < NSCRATCH; ++k) insdg_dfield_destroy(ob->scratch[k]);
+  free(ob->gu), free(ob->gv), free(ob->gp), free(ob->hu), free(ob->hv), free(ob->face_weight);
+  for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
+  free(ob);
+}
+
+void observe_fields(observer *ob, insdg_ins *ins, double t)
+{
+  insdg_dfield *u = insdg_ins_u(ins), *v = insdg_ins_v(ins), **sc = ob->scratch;
+  boundary_callback(ob->bd, t, ob->gu, ob->gv, ob->gp, ob->hu, ob->hv);
+  insdg_task_divergence(ob->bc_vel, ob->gu, ob->gv, u, v, sc[4]);
+  insdg_task_local_gradient(u, sc[0], sc[1]);
+  insdg_task_local_gradient(v, sc[2], sc[3]);
+  insdg_dfield *src[] = {u, v, insdg_ins_p(ins), sc[0], sc[1], sc[2], sc[3], sc[4]};
+  for (int k = 0; k < F_VORT; ++k) insdg_dfield_local(src[k], ob->local[k], &ob->e_begin, &ob->e_end);
+  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
+  for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
+}
+
+/* x^T M y for one element's nodal values */
+static double mass_product(const insdg_ref *r, const double *x, const double *y)
+{
+  double s = 0;
+  for (int i = 0; i < r->Np; ++i) {
+    double mi = 0;
+    for (int j = 0; j < r->Np; ++j) mi += r->M[i * r->Np + j] * y[j];
+    s += x[i] * mi;
+  }
+  return s;
+}
+
+/* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length), max |u| */
+static void element_diagnostics(const observer *ob, int le, double *ke, double *maxdiv, double *speed_over_h,
+                                double *max_speed)
+{
+  const insdg_ref *r = ob->m->ref;
+  const int e = ob->e_begin + le;
+  const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
+  const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
+  *ke += 0.5 * ob->m->vgeo[e * INSDG_NVGEO + INSDG_J] * (mass_product(r, u, u) + mass_product(r, v, v));
+  double speed = 0, inv_h = 0;
+  for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
+  for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
+  *speed_over_h = fmax(*speed_over_h, speed * inv_h);
+  *max_speed = fmax(*max_speed, speed);
+}
+
+/* The force of the fluid on face f of local element le:
+   integral of p n - nu (grad u + grad u^T) n, n the face's outward normal (out of the fluid). */
+static void face_force(const observer *ob, int le, int f, double nu, double F[2])
+{
+  const insdg_ref *r = ob->m->ref;
+  const double *sg = ob->m->sgeo + ((size_t)(ob->e_begin + le) * 3 + f) * INSDG_NSGEO;
+  const double nx = sg[INSDG_NX], ny = sg[INSDG_NY], sJ = sg[INSDG_SJ];
+  for (int j = 0; j < r->Nfp; ++j) {
+    const size_t i = (size_t)le * r->Np + r->face_nodes[f * r->Nfp + j];
+    const double p = ob->local[F_P][i], ux = ob->local[F_UX][i], uy = ob->local[F_UY][i];
+    const double vx = ob->local[F_VX][i], vy = ob->local[F_VY][i];
+    const double tx = p * nx - nu * (2 * ux * nx + (uy + vx) * ny);
+    const double ty = p * ny - nu * ((uy + vx) * nx + 2 * vy * ny);
+    F[0] += sJ * ob->face_weight[j] * tx, F[1] += sJ * ob->face_weight[j] * ty;
+  }
+}
+
+diagnostics observe_diagnostics(observer *ob, double dt)
+{
+  const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
+  double sums[1 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};
+  for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)
+    maxima[3] = fmax(maxima[3], hypot(ob->gu[q], ob->gv[q]));   /* the velocity data at t */
+  for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
+    element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1], &maxima[2]);
+    for (int f = 0; f < 3 && nforces; ++f) {
+      const int b = ob->m->face_bnd[(ob->e_begin + le) * 3 + f];
+      for (int k = 0; k < nforces; ++k)
+        if (b >= 0 && b == ob->force_bnd[k]) face_force(ob, le, f, ob->c->nu, sums + 1 + 2 * k);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 1 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
+  MPI_Allreduce(MPI_IN_PLACE, maxima, 4, MPI_DOUBLE, MPI_MAX, ob->T->comm);
+  ob->speed_scale = fmax(ob->speed_scale, maxima[3]);
+  diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1],
+                   .max_speed = maxima[2], .speed_scale = ob->speed_scale};
+  for (int k = 0; k < nforces; ++k) d.force[k][0] = sums[1 + 2 * k], d.force[k][1] = sums[2 + 2 * k];
+  return d;
+}
+
+/* ================================================================== errors ======== */
+
+/* per local element: sum over cubature points of J w (h - ex)^2, J w ex^2, J w (h - ex),
+   J w ex, J w, with h the computed field interpolated to the points */
+static void error_sums(const observer *ob, const double *field, const insdg_expr *exact, double t, double s[5])
+{
+  const insdg_mesh *m = ob->m;
+  const insdg_ref *r = m->ref;
+  const int nloc = ob->e_end - ob->e_begin, Nc = r->Ncub;
+  const size_t n = (size_t)nloc * Nc;
+  double *x = new_array(n), *y = new_array(n), *h = new_array(n), *ex = new_array(n);
+  for (int le = 0; le < nloc; ++le) {
+    const size_t e = (size_t)(ob->e_begin + le);
+    for (int c = 0; c < Nc; ++c) {
+      const double *I = r->cub_interp + (size_t)c * r->Np;
+      double xc = 0, yc = 0, hc = 0;
+      for (int j = 0; j < r->Np; ++j)
+        xc += I[j] * m->x[e * r->Np + j], yc += I[j] * m->y[e * r->Np + j], hc += I[j] * field[(size_t)le * r->Np + j];
+      x[(size_t)le * Nc + c] = xc, y[(size_t)le * Nc + c] = yc, h[(size_t)le * Nc + c] = hc;
+    }
+  }
+  insdg_expr_eval_many(exact, n, x, y, t, ex);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t e = (size_t)ob->e_begin + i / Nc;
+    const double w = r->wc[i % Nc] * m->vgeo[e * INSDG_NVGEO + INSDG_J], d = h[i] - ex[i];
+    s[0] += w * d * d, s[1] += w * ex[i] * ex[i], s[2] += w * d, s[3] += w * ex[i], s[4] += w;
+  }
+  free(x), free(y), free(h), free(ex);
+}
+
+/* L2 errors of the observed u, v, p against [exact]; the pressure up to a constant when it
+   is pure Neumann (then only defined up to one) */
+l2_errors compute_errors(const observer *ob, double t, int pure_neumann)
+{
+  l2_errors E = {{0}, {0}, {0}};
+  const insdg_expr *exact[NERR] = {ob->c->exact_u, ob->c->exact_v, ob->c->exact_p};
+  const int field[NERR] = {F_U, F_V, F_P};
+  double s[NERR][5] = {{0}};
+  for (int k = 0; k < NERR; ++k)
+    if (exact[k]) error_sums(ob, ob->local[field[k]], exact[k], t, s[k]);
+  MPI_Allreduce(MPI_IN_PLACE, s, NERR * 5, MPI_DOUBLE, MPI_SUM, ob->T->comm);
+  for (int k = 0; k < NERR; ++k) {
+    if (!exact[k]) continue;
+    const int shift = k == ERR_P && pure_neumann;
+    const double e2 = s[k][0] - (shift ? s[k][2] * s[k][2] / s[k][4] : 0);
+    const double n2 = s[k][1] - (shift ? s[k][3] * s[k][3] / s[k][4] : 0);
+    E.have[k] = 1;
+    E.absolute[k] = isnan(e2) ? NAN : sqrt(fmax(e2, 0));   /* a blown-up run reports nan, not 0 */
+    E.relative[k] = n2 > 0 ? E.absolute[k] / sqrt(n2) : NAN;
+  }
+  return E;
+}
+
+/* ================================================================== output ======== */
+
+static const struct { const char *name, *units, *long_name; } field_info[] = {
+    {"u", "m s-1", "x velocity"},
+    {"v", "m s-1", "y velocity"},
+    {"p", "m2 s-2", "kinematic pressure"},
+    {"vorticity", "s-1", "vorticity dv/dx - du/dy (element-local derivatives)"},
+};
+
+int write_fields(const observer *ob, const char *outdir, int step, double t, char *err, size_t errlen)
+{
+  char path[INSDG_CASE_PATH_LEN + 32], title[INSDG_CASE_NAME_LEN + 64];
+  snprintf(path, sizeof path, "%s/fields_%06d.nc", outdir, step);
+  snprintf(title, sizeof title, "insdg run %s, step %d", ob->c->name, step);
+  insdg_ugrid *w = NULL;
+  int status = insdg_ugrid_create(ob->T->comm, path, ob->m, ob->e_begin, ob->e_end, title, &w, err, errlen);
+  for (int k = 0; k < 4 && !status; ++k)
+    status = insdg_ugrid_add_field(w, field_info[k].name, field_info[k].units, field_info[k].long_name, err, errlen);
+  const double *fields[4] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT]};
+  if (!status) status = insdg_ugrid_write(w, t, fields, err, errlen);
+  if (w && insdg_ugrid_close(w, status ? NULL : err, status ? 0 : errlen)) status = 1;
+  return status;
+}
+

@@ -1,0 +1,204 @@
+/* run_internal.h -- what the files of `insdg run` share (run.h is the public side).
+ *
+ * One job per file:
+ *   run.c                the set-up (every user error before any work), the solver, the
+ *                        time loop, the end
+ *   boundary_data.c      the case's boundary expressions at the boundary face nodes
+ *                        (the insdg_ins_opts callbacks), the boundary codes, the check of
+ *                        the initial, boundary and exact data before step 1
+ *   observe.c            after a step: this rank's fields on the host, the diagnostics
+ *                        and forces, the L2 errors, the field files
+ *   report.c             diagnostics.csv, summary.json, the progress line, the log lines
+ *   checkpoint_policy.c  when to checkpoint (interval, signals), writing, pruning and
+ *                        restarting from checkpoints
+ * Not a public interface: only these files include it.
+ */
+#ifndef INSDG_RUN_INTERNAL_H
+#define INSDG_RUN_INTERNAL_H
+
+#include <stdio.h>
+
+#include "case.h"
+#include "error.h"
+#include "ins.h"
+#include "mesh.h"
+#include "partition.h"
+#include "run.h"
+#include "runtime.h"
+
+static inline double *new_array(size_t n) { return insdg_calloc(n, sizeof(double)); }
+
+/* ------------------------------------------------------------------ set-up (run.c) */
+
+typedef struct {
+  insdg_case *c;
+  insdg_mesh *mesh;     /* original numbering; geometry set */
+  insdg_ref *ref;
+  insdg_ops *op;
+  insdg_layout *L;
+  char outdir[INSDG_CASE_PATH_LEN];
+  FILE *csv;            /* rank 0 */
+  char csv_path[INSDG_CASE_PATH_LEN + 32];
+  int csv_continue;     /* rank 0, --restart: diagnostics.csv exists; keep its rows up to the restart step */
+  const char *blocks_origin;   /* "option" (--blocks) or "default" */
+  int nsteps;
+} setup;
+
+/* The ranks agree on a failure: returns 1 on every rank when some rank failed, with the
+   lowest failing rank's message in err on rank 0. */
+int run_agree(int failed, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ boundary_data.c */
+
+typedef struct bnd_data bnd_data;
+
+/* m: the renumbered mesh; the case's boundaries were checked against its names */
+bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m);
+void bnd_data_destroy(bnd_data *d);
+/* the insdg_ins_opts callbacks (tasks/ins.h) */
+void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv);
+void velocity_at_callback(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv);
+/* velocity Dirichlet / pressure Neumann on inflow and walls, the reverse on outflow */
+void boundary_codes(const bnd_data *d, const insdg_mesh *m, signed char *bc_vel, signed char *bc_p);
+/* Before step 1: the initial data (u0, v0, p0 at the nodes, [n] each), the boundary data
+   at t = 0 and the exact solution at t = 0 (and at the start's earlier times) must be
+   finite. 1 and a message naming the case file, the section and key and the first bad
+   point otherwise. Collective (the ranks agree). */
+int check_input_data(const insdg_case *c, const insdg_mesh *m, bnd_data *d, const double *u0, const double *v0,
+                     const double *p0, size_t n, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- observe.c */
+
+enum { F_U, F_V, F_P, F_UX, F_UY, F_VX, F_VY, F_DIV, F_VORT, NLOCAL };
+enum { NSCRATCH = 5 };   /* ux, uy, vx, vy, div as distributed fields */
+
+typedef struct {
+  double kinetic_energy, max_div, cfl;
+  double max_speed;          /* max |u| at the nodes */
+  double speed_scale;        /* the largest initial or boundary-data speed so far (divergence guard) */
+  double force[INSDG_CASE_MAX_FORCES][2];   /* on each force boundary: x (drag), y (lift) */
+} diagnostics;
+
+/* What the run looks at after a step: this rank's elements of every field. */
+typedef struct {
+  insdg_tasks *T;
+  const insdg_case *c;
+  const insdg_mesh *m;       /* renumbered */
+  const signed char *bc_vel;
+  bnd_data *bd;
+  insdg_dfield *scratch[NSCRATCH];
+  double *gu, *gv, *gp, *hu, *hv;   /* boundary data at the observed time, [K][3Nfp] */
+  double *local[NLOCAL];     /* [e_end - e_begin][Np], this rank's elements */
+  int e_begin, e_end;
+  int force_bnd[INSDG_CASE_MAX_FORCES];   /* mesh boundary index of each force boundary */
+  double *face_weight;       /* [Nfp] integral of each face node's Lagrange polynomial, t in [-1,1] */
+  double speed_scale;        /* max |u| of the initial fields and of the velocity data seen so far */
+} observer;
+
+/* A run has diverged when its largest nodal speed exceeds this times the largest speed of
+   its initial fields and boundary data so far (an unforced incompressible flow does not
+   get there; an unstable dt overflows through it within a few steps). */
+#define DIVERGED_FACTOR 10.0
+
+enum { ERR_U, ERR_V, ERR_P, NERR };
+
+typedef struct {
+  int have[NERR];
+  double absolute[NERR], relative[NERR];
+} l2_errors;
+
+observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd);
+void observer_destroy(observer *ob);
+/* Submit D u (with the velocity data at t) and the local gradients, then copy this rank's
+   elements of u, v, p and the results to the host (which waits for them). */
+void observe_fields(observer *ob, insdg_ins *ins, double t);
+/* Diagnostics of the observed state, reduced over the ranks (identical on all). */
+diagnostics observe_diagnostics(observer *ob, double dt);
+/* L2 errors of the observed u, v, p against [exact] (collective) */
+l2_errors compute_errors(const observer *ob, double t, int pure_neumann);
+/* fields_<step>.nc from the observed local arrays; collective */
+int write_fields(const observer *ob, const char *outdir, int step, double t, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ the run's state */
+
+enum { STAGE_SETUP, STAGE_STEP, STAGE_DIAGNOSTICS, STAGE_OUTPUT, NSTAGE };
+
+typedef struct {
+  const setup *s;
+  int rank, size, workers, cuda_workers, pure_neumann;
+  insdg_progress_mode progress_mode;
+  int steps;                   /* taken */
+  double t;
+  int converged, finite, diverged, output_failed, files;
+  long iterations[3];          /* totals over the steps this process made: u, v, p */
+  double stage[NSTAGE];
+  double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
+  double wall_start, loop_start, last_checkpoint;
+  int checkpoints, interrupted;
+  double checkpoint_seconds, restart_seconds;   /* writing the checkpoints; reading the restart one */
+  int already_complete;            /* restarted from a checkpoint at or past the final step */
+  double *rss_mib;                 /* rank 0: every rank's peak resident memory (MiB), at the end */
+  double *setup_rss_mib;           /* rank 0: the same once the mesh and layout are built (the part every
+                                      rank holds whatever the rank count: the whole mesh, its geometry) */
+  double my_setup_rss;             /* this rank's, before the gather */
+  l2_errors errors;
+  insdg_runtime_profile profile;   /* the time loop's, on rank 0 (STARPU_PROFILING=1) */
+  /* this rank's runtime counters (runtime.h) over the time loop, and per stage of a step */
+  int steps0;                      /* the step the loop started from (after a restart) */
+  insdg_runtime_counters loop_counters;
+  long stage_tasks[INSDG_NSTAGES], stage_waits[INSDG_NSTAGES];
+  long p_iteration_tasks;   /* of the pressure solves' iterations (the rest of the stage: per solve) */
+} run_state;
+
+typedef struct {
+  insdg_tasks T;
+  insdg_ins *ins;
+  bnd_data *bd;
+  observer *ob;
+  signed char *bc_vel, *bc_p;
+} solver;
+
+/* the solution itself failed: not finite, or diverged (the run stops, no checkpoint) */
+static inline int solution_broke(const run_state *r) { return !r->finite || r->diverged; }
+/* the case's final step reached (or passed, by a checkpoint of a longer case) */
+static inline int reached_end(const run_state *r) { return r->steps >= r->s->nsteps; }
+
+/* ------------------------------------------------------------------ report.c */
+
+typedef struct {
+  int tty;
+  int open;            /* the line is drawn and not yet ended by a newline */
+  double last_print;
+} progress;
+
+const char *status_text(const run_state *r);
+/* the exit status of each outcome (run.h, docs/user_guide.md "Exit status") */
+int exit_status(const run_state *r);
+void csv_header(FILE *f, const insdg_case *c);
+void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d);
+/* rank 0, after a restart at step `step`: diagnostics.csv keeps its header and its rows
+   of steps <= step, and the run appends to it */
+void csv_continue(setup *s, int step);
+/* rank 0: summary.json, written under a temporary name and renamed when complete */
+int write_summary(const run_state *r, char *err, size_t errlen);
+/* end the progress line before another message, so that it does not overwrite it */
+void end_progress_line(progress *pg);
+int progress_on_terminal(insdg_progress_mode mode);
+void show_progress(progress *pg, const run_state *r, const insdg_ins_stats *st, const diagnostics *d);
+void print_start(const run_state *r);
+void print_end(const run_state *r);
+void report_not_converged(const run_state *r, const insdg_ins_stats *st);
+
+/* ------------------------------------------------------- checkpoint_policy.c */
+
+/* SIGTERM and SIGUSR1 (what Slurm sends before a time limit) from now on: checkpoint and
+   stop at the end of the current step */
+void catch_stop_signals(void);
+/* every rank the same answer: a stop signal anywhere, or the checkpoint interval due */
+void checkpoint_decision(run_state *r, int *due, int *stop);
+/* collective: the scheme's state as checkpoint_<step>.nc in the output directory */
+void write_checkpoint(run_state *r, solver *sv, progress *pg);
+/* collective: continue from the checkpoint at path; 1 with a message on a bad one */
+int restart_from(run_state *r, solver *sv, const char *path, char *err, size_t errlen);
+
+#endif
