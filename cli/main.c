@@ -1,22 +1,12 @@
-/* main.c -- the insdg command line.
+/* main.c -- the insdg command line (`insdg --help` prints what follows).
  *
- *   insdg mesh FILE.msh [--order N]   read and check a Gmsh mesh, print its summary
+ *   insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log] [--restart FILE]
+ *   insdg mesh FILE.msh [--order N]
  *   insdg demo FILE.msh [--order N] [--blocks B] [--output FILE.nc]
- *                                     apply the paper's operators (G, D, A, N(U)) as a
- *                                     StarPU task graph on B blocks (under mpirun for
- *                                     several ranks), report their errors against exact
- *                                     derivatives and write the fields to NetCDF-UGRID
- *   insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log]
- *                                     run the case (docs/case_file.md, docs/user_guide.md):
- *                                     fields, diagnostics.csv and summary.json in DIR (default:
- *                                     the case's [case] output); B blocks in all (default one
- *                                     per worker of a rank); progress as one line on a terminal or log
- *                                     lines. --restart FILE continues from a checkpoint
- *                                     (written every checkpoint interval and on SIGTERM
- *                                     or SIGUSR1, into the output directory)
- *   insdg version
+ *   insdg --help | insdg COMMAND --help | insdg --version
  *
- * User errors (bad file, bad option) print one line and exit with status 2.
+ * User errors (bad file, bad option) print one line and exit with status 2; the other
+ * statuses of `insdg run` are in run.h and docs/user_guide.md "Exit status".
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,15 +18,71 @@
 #include "mesh.h"
 #include "ref_tri.h"
 #include "run.h"
+#include "version.h"
+
+static const char usage_line[] =
+    "usage: insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log] [--restart FILE]\n"
+    "       insdg mesh FILE.msh [--order N]\n"
+    "       insdg demo FILE.msh [--order N] [--blocks B] [--output FILE.nc]\n"
+    "       insdg --help | insdg COMMAND --help | insdg --version\n";
+
+static const char help_main[] =
+    "insdg: a high-order discontinuous Galerkin solver of the incompressible Navier-Stokes\n"
+    "equations (StarPU tasks on CPUs and GPUs, MPI ranks).\n\n"
+    "%s\n"
+    "commands:\n"
+    "  run    run a case file: fields (NetCDF-UGRID), diagnostics.csv and summary.json\n"
+    "  mesh   read and check a Gmsh mesh, print its summary\n"
+    "  demo   apply the operators to exact fields and report their errors\n\n"
+    "Several ranks: mpirun -np R insdg run CASE.ini. Documentation: docs/user_guide.md,\n"
+    "docs/case_file.md. Exit status: 0 done, 2 bad input (nothing written), 3 stopped by\n"
+    "a signal after a checkpoint, 4 a solve did not converge, 5 diverged or not finite,\n"
+    "6 an output file could not be written.\n";
+
+static const char help_run[] =
+    "usage: insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log] [--restart FILE]\n\n"
+    "Run the case (docs/case_file.md) to its final time. Writes into the output directory\n"
+    "fields_<step>.nc, diagnostics.csv (one row per step), checkpoint_<step>.nc and\n"
+    "summary.json.\n\n"
+    "  --output DIR      the output directory (default: [case] output of the case file)\n"
+    "  --blocks B        blocks over all ranks (default: one per worker of a rank)\n"
+    "  --progress MODE   auto (a line on a terminal, log lines otherwise), line or log\n"
+    "  --restart FILE    continue from a checkpoint written by an earlier run of the same\n"
+    "                    case and mesh (bitwise the run it interrupted)\n\n"
+    "SIGTERM or SIGUSR1 (Slurm's warning before a time limit): checkpoint and stop, status 3.\n"
+    "Exit status: 0 completed, 2 bad input (nothing written), 3 stopped, 4 not converged,\n"
+    "5 diverged or not finite, 6 output failed (docs/user_guide.md \"Exit status\").\n";
+
+static const char help_mesh[] =
+    "usage: insdg mesh FILE.msh [--order N]\n\n"
+    "Read a Gmsh mesh (format 2.2 or 4.1, triangles, boundaries as physical lines), check it\n"
+    "and print its size, edge lengths and boundaries; N (default 4) for the node count.\n"
+    "A bad mesh: one line naming the file and the element, status 2.\n";
+
+static const char help_demo[] =
+    "usage: insdg demo FILE.msh [--order N] [--blocks B] [--output FILE.nc]\n\n"
+    "Apply the paper's operators (gradient, divergence, SIPDG, advection) to exact fields on\n"
+    "the mesh as a StarPU task graph on B blocks (mpirun for several ranks), print their\n"
+    "errors and write the fields to FILE.nc.\n";
 
 static void usage_error(const char *what)
 {
   char msg[INSDG_ERRMSG_LEN];
-  snprintf(msg, sizeof msg,
-           "%s (usage: insdg mesh FILE.msh [--order N] | insdg demo FILE.msh [--order N] [--blocks B]"
-           " [--output FILE.nc] | insdg run CASE.ini [--output DIR] [--blocks B] [--progress auto|line|log])",
-           what);
+  snprintf(msg, sizeof msg, "%s (run 'insdg --help' for the usage)", what);
+  fputs(usage_line, stderr);
   insdg_die_user(msg);
+}
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help"); }
+
+/* `insdg COMMAND ... --help` anywhere after the command: its help, status 0 */
+static void command_help(int argc, char **argv, const char *text)
+{
+  for (int i = 2; i < argc; ++i)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(text, stdout);
+      exit(0);
+    }
 }
 
 static int parse_int(const char *key, const char *text, int lo, int hi)
@@ -143,11 +189,27 @@ static int cmd_mesh(const char *path, int N)
 
 int main(int argc, char **argv)
 {
-  if (argc >= 2 && strcmp(argv[1], "version") == 0) {
-    printf("insdg 0.1\n");
+  if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+    printf("%s\n", insdg_version_string());
     return 0;
   }
-  if (argc < 3) usage_error("missing command or file");
+  if (argc >= 2 && is_help(argv[1])) {
+    printf(help_main, usage_line);
+    return 0;
+  }
+  if (argc < 2) usage_error("no command");
+  static const struct { const char *name, *help; } commands[] = {{"run", help_run}, {"mesh", help_mesh}, {"demo", help_demo}};
+  for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k)
+    if (!strcmp(argv[1], commands[k].name)) command_help(argc, argv, commands[k].help);
+  if (!strcmp(argv[1], "run") || !strcmp(argv[1], "mesh") || !strcmp(argv[1], "demo")) {
+    if (argc < 3 || argv[2][0] == '-') {
+      char msg[INSDG_ERRMSG_LEN];
+      const char *what = strcmp(argv[1], "run") ? "mesh" : "case";
+      if (argc < 3) snprintf(msg, sizeof msg, "insdg %s: missing the %s file", argv[1], what);
+      else snprintf(msg, sizeof msg, "insdg %s: the %s file comes first, before the option '%s'", argv[1], what, argv[2]);
+      usage_error(msg);
+    }
+  }
   if (strcmp(argv[1], "mesh") == 0) return cmd_mesh(argv[2], parse_options(argc, argv, 0).order);
   if (strcmp(argv[1], "demo") == 0) {
     const insdg_demo_opts opts = parse_options(argc, argv, 1);

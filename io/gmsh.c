@@ -537,11 +537,37 @@ static void push_node(reader *r, int tag, double x, double y, double z)
   m->nnodes = n + 1;
 }
 
-/* x y z from tokens first..first+2 of the current line. */
-static int read_xyz(reader *r, int first, double xyz[3])
+/* Largest coordinate magnitude accepted: beyond it the geometry (areas ~ x^2, Jacobians)
+   loses all precision, and such a value is a unit or export mistake, not a mesh. */
+#define GMSH_MAX_COORD 1e15
+
+/* Coordinate `axis` (0, 1, 2 for x, y, z) of node `tag` from token i: a real number,
+   finite and at most GMSH_MAX_COORD in magnitude. */
+static int tok_coord(reader *r, int tag, int axis, int i, double *val)
+{
+  lexer *lx = &r->lx;
+  const char name = "xyz"[axis];
+  char buf[40];
+  const char *t = lx->tok[i];
+  char *end;
+  errno = 0;
+  double v = strtod(t, &end);
+  if (end == t || *end)
+    return FAIL(lx, "malformed number '%s' (expected a real number)", shown(t, buf));
+  if (isnan(v) || (isinf(v) && errno != ERANGE))
+    return FAIL(lx, "node %d: %c = %s is not a finite number", tag, name, shown(t, buf));
+  if (!(fabs(v) <= GMSH_MAX_COORD))   /* also an overflow such as 1e400 */
+    return FAIL(lx, "node %d: %c = %s is too large (|%c| must be at most %g)", tag, name,
+                shown(t, buf), name, GMSH_MAX_COORD);
+  *val = v;
+  return 0;
+}
+
+/* x y z of node tag from tokens first..first+2 of the current line. */
+static int read_xyz(reader *r, int tag, int first, double xyz[3])
 {
   for (int i = 0; i < 3; i++)
-    if (tok_real(&r->lx, first + i, &xyz[i]) < 0) return -1;
+    if (tok_coord(r, tag, i, first + i, &xyz[i]) < 0) return -1;
   return 0;
 }
 
@@ -554,7 +580,7 @@ static int read_nodes22(reader *r, int count)
     if (next_record(r, "$Nodes", "nodes", count, k) < 0) return -1;
     if (want_ntok(lx, 4, "node tag x y z") < 0) return -1;
     if (tok_int(lx, 0, 1, INT_MAX, "node tag", &tag) < 0) return -1;
-    if (read_xyz(r, 1, xyz) < 0) return -1;
+    if (read_xyz(r, tag, 1, xyz) < 0) return -1;
     push_node(r, tag, xyz[0], xyz[1], xyz[2]);
   }
   return 0;
@@ -578,7 +604,7 @@ static int read_node_block41(reader *r, int total, int n, int ncoord)
     status = next_record(r, "$Nodes", "nodes", total, first + k);
     if (status == 0 && lx->ntok != ncoord)
       status = want_ntok(lx, ncoord, "node coordinates");
-    if (status == 0) status = read_xyz(r, 0, xyz);
+    if (status == 0) status = read_xyz(r, tags[k], 0, xyz);
     for (int i = 3; i < ncoord && status == 0; i++) {
       double u;
       status = tok_real(lx, i, &u);
@@ -613,7 +639,16 @@ static int read_nodes41(reader *r, int nblocks, int total)
   return 0;
 }
 
-/* After $Nodes: sort the tag table, reject duplicate tags and z != 0. */
+/* Gmsh tag of the node of index i (a linear search: for error messages only). */
+static int node_tag(const reader *r, int i)
+{
+  for (int k = 0; k < r->m->nnodes; k++)
+    if (r->keys[k].index == i) return r->keys[k].tag;
+  return -1;
+}
+
+/* After $Nodes: sort the tag table, reject duplicate tags, a mesh whose nodes are all
+   at one point, and z != 0. */
 static int finish_nodes(reader *r)
 {
   insdg_gmsh *m = r->m;
@@ -632,14 +667,16 @@ static int finish_nodes(reader *r)
     if (i == 0 || m->y[i] > ymax) ymax = m->y[i];
   }
   double size = fmax(xmax - xmin, ymax - ymin);
+  if (m->nnodes >= 2 && size == 0)
+    return fail_at(lx, r->node_line[0],
+                   "node %d: all %d nodes of the mesh are at the same point (%g, %g)",
+                   node_tag(r, 0), m->nnodes, m->x[0], m->y[0]);
   for (int i = 0; i < m->nnodes; i++)
     if (!(fabs(r->z[i]) <= 1e-12 * size))
-      for (int k = 0; k < m->nnodes; k++)
-        if (r->keys[k].index == i)
-          return fail_at(lx, r->node_line[i],
-                         "node %d: z = %g is not 0; insdg reads 2D meshes in the plane "
-                         "z = 0 (a 3D mesh?)",
-                         r->keys[k].tag, r->z[i]);
+      return fail_at(lx, r->node_line[i],
+                     "node %d: z = %g is not 0; insdg reads 2D meshes in the plane "
+                     "z = 0 (a 3D mesh?)",
+                     node_tag(r, i), r->z[i]);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 /* gmsh.h -- reader for Gmsh ASCII meshes, formats 2.2 and 4.1, triangles only.
  *
- * What is read: nodes (x, y; z must be 0 within 1e-12 of the mesh size, else an error),
+ * What is read: nodes (x, y; z must be 0 within 1e-12 of the mesh size, else an error;
+ * every coordinate must be a finite number of magnitude at most 1e15, and the nodes must
+ * not all lie at one point, else an error "node <tag>: ..."),
  * 3-node triangles (type 2) with the geometric entity (surface) they belong to,
  * 2-node lines (type 1) that carry a physical group (these tag boundary faces), and the
  * $PhysicalNames section. Points (type 15) are skipped. Any other element type is an

@@ -255,25 +255,43 @@ static int define_faces(insdg_ugrid *w, int dim_three)
          doing);
   NC_TRY(w, nc_put_att_int(nc, faces, "start_index", NC_INT, 1, &zero), doing);
 
-  /* Deliberately no mesh/location attributes: the vtkNetCDFUGRIDReader of VTK 9.2
-     (ParaView 5.11) reads every UGRID data variable as (time, n) and would show garbage
-     for this time-independent one. It is found by name. */
+  /* A UGRID data variable on the faces, time-independent. The vtkNetCDFUGRIDReader of
+     VTK 9.2 (ParaView 5.11) reads every such variable as (time, n) and so shows this one
+     wrong; current VTK reads a variable without a time dimension as it is (see
+     docs/output.md). */
   doing = "defining mesh2d_face_element";
   NC_TRY(w, nc_def_var(nc, "mesh2d_face_element", NC_INT, 1, &w->dim_face, &w->var_face_elem),
          doing);
-  NC_TRY(w, put_text(nc, w->var_face_elem, "long_name",
+  const int elem = w->var_face_elem;
+  NC_TRY(w, put_text(nc, elem, "long_name",
                      "Index of the mesh triangle (DG element) this sub-triangle belongs to"),
          doing);
-  NC_TRY(w, put_text(nc, w->var_face_elem, "units", "1"), doing);
+  NC_TRY(w, put_text(nc, elem, "units", "1"), doing);
+  NC_TRY(w, put_text(nc, elem, "mesh", "mesh2d"), doing);
+  NC_TRY(w, put_text(nc, elem, "location", "face"), doing);
   return 0;
 }
 
+/* CF wants a time coordinate's units with a reference ("<unit> since <date>"). The
+   simulation time is no calendar date: the reference is an arbitrary epoch, so the
+   stored values stay plain seconds of simulation time (what ParaView and netCDF4 show),
+   and xarray decodes them to datetime64[ns] from 1970-01-01 (time - 1970-01-01 gives the
+   seconds back). Not calendar "none" (xarray refuses to open the file) nor a year-1
+   epoch (cftime objects, microsecond resolution): docs/output.md. */
 static int define_time(insdg_ugrid *w)
 {
-  NC_TRY(w, nc_def_var(w->ncid, "time", NC_DOUBLE, 1, &w->dim_time, &w->var_time), "defining time");
-  NC_TRY(w, put_text(w->ncid, w->var_time, "long_name", "simulation time"), "defining time");
-  NC_TRY(w, put_text(w->ncid, w->var_time, "units", "s"), "defining time");
-  NC_TRY(w, put_text(w->ncid, w->var_time, "axis", "T"), "defining time");
+  const int nc = w->ncid;
+  const char *doing = "defining time";
+  NC_TRY(w, nc_def_var(nc, "time", NC_DOUBLE, 1, &w->dim_time, &w->var_time), doing);
+  const int var = w->var_time;
+  NC_TRY(w, put_text(nc, var, "standard_name", "time"), doing);
+  NC_TRY(w, put_text(nc, var, "long_name", "simulation time"), doing);
+  NC_TRY(w, put_text(nc, var, "units", INSDG_UGRID_TIME_UNITS), doing);
+  NC_TRY(w, put_text(nc, var, "calendar", INSDG_UGRID_TIME_CALENDAR), doing);
+  NC_TRY(w, put_text(nc, var, "axis", "T"), doing);
+  NC_TRY(w, put_text(nc, var, "comment",
+                     "simulation time in seconds; the reference date is a placeholder, "
+                     "not a calendar date"), doing);
   return 0;
 }
 

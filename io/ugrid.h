@@ -14,9 +14,11 @@
  *   mesh2d_face_nodes            (mesh2d_nFaces, 3) int32, start_index 0, counter-clockwise
  *   mesh2d_face_element          (mesh2d_nFaces) int32, the element a sub-triangle draws;
  *                                sub-triangles e*N^2 .. (e+1)*N^2-1 belong to element e
- *                                (no mesh/location attributes: see docs/output.md)
- *   time                         (time) double, s
- *   <field>                      (time, mesh2d_nNodes) double, location = "node"
+ *                                (mesh = "mesh2d", location = "face")
+ *   time                         (time) double, simulation time in seconds; units
+ *                                "seconds since 1970-01-01 00:00:00" (a placeholder date)
+ *   <field>                      (time, mesh2d_nNodes) double, mesh = "mesh2d",
+ *                                location = "node", coordinates = the node coordinates
  *
  * Parallel model: every rank of the communicator owns one contiguous range of elements
  * [e_begin, e_end); the ranges follow rank order and tile [0, K) (a rank may own none).
@@ -41,6 +43,11 @@
 #include "mesh.h"
 
 typedef struct insdg_ugrid insdg_ugrid;
+
+/* Units and calendar of the time variable: CF wants a reference date; the values are
+   the simulation time in seconds, the date is a placeholder (docs/output.md). */
+#define INSDG_UGRID_TIME_UNITS "seconds since 1970-01-01 00:00:00"
+#define INSDG_UGRID_TIME_CALENDAR "proleptic_gregorian"
 
 /* Collective over comm. Each rank passes its own range [e_begin, e_end) of the K elements
    of mesh (whose geometry, mesh->ref, mesh->x, mesh->y, is set for all K elements on every

@@ -64,6 +64,44 @@ static double longest_edge2(const insdg_gmsh *g, const int *v)
   return h2;
 }
 
+typedef struct {
+  int v[3];   /* the triangle's nodes, sorted */
+  int elem;
+} sorted_tri;
+
+static int cmp_sorted_tri(const void *a, const void *b)
+{
+  const sorted_tri *ta = a, *tb = b;
+  for (int i = 0; i < 3; ++i)
+    if (ta->v[i] != tb->v[i]) return ta->v[i] < tb->v[i] ? -1 : 1;
+  return ta->elem < tb->elem ? -1 : ta->elem > tb->elem;
+}
+
+/* Two triangles on the same three nodes, in any order, are one triangle given twice (a
+   copy-paste or merge mistake). Checked before orientation and face pairing, which would
+   otherwise call the copy "inverted" or its faces "shared by three elements". Reports
+   the pair whose later element comes first in the file. */
+static int check_duplicates(const insdg_gmsh *g, char *err, size_t errlen)
+{
+  sorted_tri *t = insdg_malloc(sizeof(sorted_tri) * ((size_t)g->ntri + 1));
+  for (int e = 0; e < g->ntri; ++e) {
+    int a = g->tri[3 * e], b = g->tri[3 * e + 1], c = g->tri[3 * e + 2], s;
+    if (a > b) s = a, a = b, b = s;
+    if (b > c) s = b, b = c, c = s;
+    if (a > b) s = a, a = b, b = s;
+    t[e] = (sorted_tri){{a, b, c}, e};
+  }
+  qsort(t, (size_t)g->ntri, sizeof(sorted_tri), cmp_sorted_tri);
+  int first = -1, second = -1;
+  for (int i = 1; i < g->ntri; ++i)
+    if (memcmp(t[i].v, t[i - 1].v, sizeof t[i].v) == 0 && (second < 0 || t[i].elem < second))
+      first = t[i - 1].elem, second = t[i].elem;
+  free(t);
+  if (second < 0) return 0;
+  return fail(err, errlen, "%s:%d: elements %d and %d have the same three nodes (one triangle given twice)",
+              g->path, g->tri_line[second], g->tri_tag[first], g->tri_tag[second]);
+}
+
 /* Orientation: each geometric surface must be consistently oriented. A surface whose
    triangles are all clockwise is flipped (Gmsh writes such meshes for reversed curve
    loops); a triangle that disagrees with the majority of its surface is inverted. */
@@ -197,7 +235,8 @@ int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_
   m->face_bnd = insdg_malloc(sizeof(int) * 3 * (size_t)m->K);
   for (int i = 0; i < 3 * m->K; ++i) m->EToE[i] = i / 3, m->EToF[i] = i % 3, m->face_bnd[i] = -1;
 
-  if (orient_triangles(g, m->EToV, err, errlen) || connect_faces(g, m, err, errlen)) {
+  if (check_duplicates(g, err, errlen) || orient_triangles(g, m->EToV, err, errlen) ||
+      connect_faces(g, m, err, errlen)) {
     insdg_mesh_destroy(m);
     return 1;
   }

@@ -1,10 +1,12 @@
 /* mesh.h -- an unstructured triangle mesh and its degree-N geometry (paper §2.1, §5.2).
  *
  * Topology comes from a Gmsh file (io/gmsh.h) or from the built-in rectangle generator.
- * insdg_mesh_from_gmsh checks it: every triangle counter-clockwise after a per-surface
- * reorientation (a triangle whose orientation disagrees with the rest of its surface is
- * "inverted"), none degenerate, no face shared by three elements, no two neighbours
- * folding over their common face, every boundary face tagged by a physical line.
+ * insdg_mesh_from_gmsh checks it: no two triangles on the same three nodes, every
+ * triangle counter-clockwise after a per-surface reorientation (a triangle whose
+ * orientation disagrees with the rest of its surface is "inverted"), none degenerate, no
+ * face shared by three elements, no two neighbours folding over their common face, every
+ * boundary face tagged by a physical line. (Coordinates are checked by the reader:
+ * finite, |x| <= 1e15, not all at one point.)
  *
  * Geometry for a reference element (insdg_mesh_set_ref) is stored per element, since
  * triangles are affine:
@@ -52,7 +54,9 @@ typedef struct insdg_mesh {
 } insdg_mesh;
 
 /* Build and check a mesh from a Gmsh file's contents. Returns 0, or nonzero with a
-   one-line message "<path>:<line>: element <tag>: <what>" in err. */
+   one-line message "<path>:<line>: element <tag>: <what>" in err ("<path>:<line>:
+   elements <tag1> and <tag2> have the same three nodes ..." for a duplicated triangle,
+   <line> being the later one's). */
 int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_t errlen);
 
 /* insdg_gmsh_read followed by insdg_mesh_from_gmsh. */

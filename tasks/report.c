@@ -80,16 +80,22 @@ static void json_number(FILE *f, double x)
   else fprintf(f, "null");
 }
 
-void csv_continue(setup *s, int step)
+int csv_continue(setup *s, int step, long prior_iterations[3])
 {
   fclose(s->csv);
   s->csv = NULL;
   FILE *in = fopen(s->csv_path, "r");
   size_t cap = 1 << 16, len = 0;
   char *keep = insdg_malloc(cap), line[4096];
-  int first = 1;
+  int first = 1, rows = 0;
+  for (int k = 0; k < 3; ++k) prior_iterations[k] = 0;
   while (in && fgets(line, sizeof line, in)) {
     if (!first && atoi(line) > step) break;   /* rows are in step order */
+    long it[3];
+    if (!first && sscanf(line, "%*d,%*[^,],%*[^,],%ld,%ld,%ld", &it[0], &it[1], &it[2]) == 3) {
+      for (int k = 0; k < 3; ++k) prior_iterations[k] += it[k];
+      ++rows;
+    }
     const size_t n = strlen(line);
     if (len + n + 1 > cap) {
       char *bigger = insdg_malloc(cap = 2 * (len + n + 1));
@@ -107,6 +113,7 @@ void csv_continue(setup *s, int step)
   fwrite(keep, 1, len, s->csv);
   fflush(s->csv);
   free(keep);
+  return rows == step;   /* every earlier step has its row: the totals since t = 0 are known */
 }
 
 /* ============================================================ summary.json ======== */
@@ -215,8 +222,9 @@ static void json_body(FILE *f, const run_state *r, double wall)
   const setup *s = r->s;
   const insdg_case *c = s->c;
   const long K = s->mesh->K, Np = s->ref->Np;
-  const int n = r->steps > 0 ? r->steps : 1;
-  fprintf(f, "{\n  \"case\": "), json_string(f, c->name);
+  const int run_steps = r->steps - r->steps0, n = run_steps > 0 ? run_steps : 1;
+  fprintf(f, "{\n  \"insdg_version\": "), json_string(f, insdg_version_string());
+  fprintf(f, ",\n  \"case\": "), json_string(f, c->name);
   fprintf(f, ",\n  \"case_file\": "), json_string(f, c->path);
   fprintf(f, ",\n  \"mesh\": "), json_string(f, c->mesh);
   fprintf(f, ",\n  \"N\": %d,\n  \"K\": %ld,\n  \"dofs\": %ld,\n  \"ranks\": %d,\n  \"blocks\": %d,\n  \"workers\": %d",
@@ -228,6 +236,11 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
           c->substeps, r->steps, s->nsteps);
+  /* what this process did (after --restart, from step steps0 on): every per-step figure
+     below is over these steps only */
+  fprintf(f, ",\n  \"steps_this_run\": %d,\n  \"restarted_from_step\": ", run_steps);
+  if (r->restarted) fprintf(f, "%d", r->steps0);
+  else fprintf(f, "null");
   fprintf(f, ",\n  \"final_time\": "), json_number(f, c->final_time);
   fprintf(f, ",\n  \"time\": "), json_number(f, r->t);
   fprintf(f, ",\n  \"wall_seconds\": "), json_number(f, wall);
@@ -240,7 +253,20 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, "},\n  \"mean_iterations\": {\"u\": "), json_number(f, (double)r->iterations[0] / n);
   fprintf(f, ", \"v\": "), json_number(f, (double)r->iterations[1] / n);
   fprintf(f, ", \"p\": "), json_number(f, (double)r->iterations[2] / n);
-  fprintf(f, "},\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
+  /* since t = 0: this run's iterations and those of the rows diagnostics.csv kept of the
+     runs before (null when some earlier step has no row there) */
+  fprintf(f, "},\n  \"mean_iterations_since_start\": ");
+  if (!r->restarted || (r->prior_known && r->steps > 0)) {
+    static const char *const name[3] = {"u", "v", "p"};
+    const int since = r->steps > 0 ? r->steps : 1;
+    for (int k = 0; k < 3; ++k)
+      fprintf(f, "%s\"%s\": ", k ? ", " : "{", name[k]),
+          json_number(f, (double)(r->prior_iterations[k] + r->iterations[k]) / since);
+    fprintf(f, "}");
+  } else {
+    fprintf(f, "null");
+  }
+  fprintf(f, ",\n  \"errors\": "), json_errors(f, &r->errors, c->has_exact);
   json_profile(f, &r->profile);
   json_counters(f, r);
   double most = 0;   /* peak resident memory of each rank (getrusage), for scaling studies */
@@ -310,7 +336,7 @@ int progress_on_terminal(insdg_progress_mode mode)
 void show_progress(progress *pg, const run_state *r, const insdg_ins_stats *st, const diagnostics *d)
 {
   const int n = r->s->nsteps, every = n / 50 > 0 ? n / 50 : 1;
-  const double now = MPI_Wtime(), eta = (now - r->loop_start) / r->steps * (n - r->steps);
+  const double now = MPI_Wtime(), eta = (now - r->loop_start) / (r->steps - r->steps0) * (n - r->steps);
   char eta_s[32];
   format_duration(eta, eta_s, sizeof eta_s);
   const double frac = r->t / r->s->c->final_time;
@@ -335,6 +361,7 @@ void print_start(const run_state *r)
 {
   const setup *s = r->s;
   const insdg_case *c = s->c;
+  printf("%s\n", insdg_version_string());
   printf("insdg run: case %s (%s)\n", c->name, c->path);
   printf("  mesh %s: K = %d triangles, order N = %d (%d nodes per element), %ld degrees of freedom\n", c->mesh,
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
@@ -350,8 +377,14 @@ void print_start(const run_state *r)
 void print_end(const run_state *r)
 {
   const insdg_case *c = r->s->c;
-  printf("insdg run: %d steps to t = %g in %.3g s (%.3g s per step), status: %s\n", r->steps, r->t,
-         MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / (r->steps > 0 ? r->steps : 1), status_text(r));
+  const int run_steps = r->steps - r->steps0, n = run_steps > 0 ? run_steps : 1;
+  if (r->restarted)
+    printf("insdg run: steps %d to %d (%d in this run) to t = %g in %.3g s (%.3g s per step), status: %s\n",
+           r->steps0 + 1, r->steps, run_steps, r->t, MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / n,
+           status_text(r));
+  else
+    printf("insdg run: %d steps to t = %g in %.3g s (%.3g s per step), status: %s\n", r->steps, r->t,
+           MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / n, status_text(r));
   static const char *const name[NERR] = {"u", "v", "p"};
   for (int k = 0; k < NERR && c->has_exact; ++k)
     if (r->errors.have[k])

@@ -379,7 +379,8 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
       insdg_runtime_shutdown();
       return INSDG_EXIT_USER;
     }
-    if (r.rank == 0 && s.csv_continue) csv_continue(&s, r.steps);
+    r.restarted = 1;
+    if (r.rank == 0 && s.csv_continue) r.prior_known = csv_continue(&s, r.steps, r.prior_iterations);
   }
   r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
   r.already_complete = reached_end(&r);

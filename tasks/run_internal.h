@@ -25,6 +25,7 @@
 #include "partition.h"
 #include "run.h"
 #include "runtime.h"
+#include "version.h"
 
 static inline double *new_array(size_t n) { return insdg_calloc(n, sizeof(double)); }
 
@@ -148,6 +149,9 @@ typedef struct {
   insdg_runtime_counters loop_counters;
   long stage_tasks[INSDG_NSTAGES], stage_waits[INSDG_NSTAGES];
   long p_iteration_tasks;   /* of the pressure solves' iterations (the rest of the stage: per solve) */
+  int restarted;                   /* from a checkpoint (--restart) */
+  int prior_known;                 /* rank 0, restarted: diagnostics.csv had a row for every earlier step */
+  long prior_iterations[3];        /* rank 0, restarted: the iterations of those rows */
 } run_state;
 
 typedef struct {
@@ -177,8 +181,9 @@ int exit_status(const run_state *r);
 void csv_header(FILE *f, const insdg_case *c);
 void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d);
 /* rank 0, after a restart at step `step`: diagnostics.csv keeps its header and its rows
-   of steps <= step, and the run appends to it */
-void csv_continue(setup *s, int step);
+   of steps <= step, and the run appends to it. prior_iterations: the u, v, p iterations of
+   the rows kept; returns 1 when every step up to `step` had its row */
+int csv_continue(setup *s, int step, long prior_iterations[3]);
 /* rank 0: summary.json, written under a temporary name and renamed when complete */
 int write_summary(const run_state *r, char *err, size_t errlen);
 /* end the progress line before another message, so that it does not overwrite it */

@@ -8,8 +8,14 @@ the UGRID topology attributes, dimension sizes, the 32-bit connectivity and its 
 index, that each sub-triangle's nodes belong to the element named by
 mesh2d_face_element, positive sub-triangle areas that tile each element and the domain,
 u = x + 2y and v = sin(x) y at the nodes (twice that in record 1), the times, and units
-and long_name on the variables. Then it checks the dimension sizes again with a second
-reader, `ncdump -h` (netcdf-bin). Exits 1 listing every failed check.
+and long_name on the variables. CF/UGRID metadata: every variable with a mesh dimension
+(other than the topology's own coordinate and connectivity variables) has `mesh` naming
+the topology and `location` (node/face/edge) matching its dimension, node variables
+name the node coordinates in `coordinates`, and `time` has CF units with a reference
+date ("seconds since ..."), a CF calendar, standard_name and axis. Then it checks the
+dimension sizes again with a second reader, `ncdump -h` (netcdf-bin), and, if xarray is
+importable (Debian's python3-xarray), opens the file with xarray's default decoding and
+checks the decoded times. Exits 1 listing every failed check.
 """
 import os
 import re
@@ -99,15 +105,121 @@ def check_fields(ds):
     for name, values in exact.items():
         var = ds.variables[name]
         check(var.dimensions == ("time", "mesh2d_nNodes"), f"{name} dims")
-        check(var.mesh == "mesh2d" and var.location == "node", f"{name} mesh/location")
-        check(var.coordinates == "mesh2d_node_x mesh2d_node_y", f"{name} coordinates")
+        check(getattr(var, "mesh", None) == "mesh2d" and getattr(var, "location", None) == "node",
+              f"{name} mesh/location")
+        check(getattr(var, "coordinates", None) == "mesh2d_node_x mesh2d_node_y",
+              f"{name} coordinates")
         for record, scale in ((0, 1.0), (1, 2.0)):
             got = var[record, :]
             err = np.max(np.abs(got - scale * values) / np.maximum(1.0, np.abs(values)))
             check(err <= 1e-14, f"{name}[{record}] differs from the exact values by {err:.2e}")
     time = ds.variables["time"]
     check(np.array_equal(time[:], [0.5, 1.0]), f"time values {time[:]}")
-    check(time.units == "s" and time.axis == "T", "time units/axis")
+
+
+# CF calendars (CF-1.8 section 4.4.1, without the deprecated "none")
+CF_CALENDARS = {"standard", "gregorian", "proleptic_gregorian", "noleap", "365_day",
+                "all_leap", "366_day", "360_day", "julian"}
+TIME_UNITS = "seconds since 1970-01-01 00:00:00"   # io/ugrid.h INSDG_UGRID_TIME_UNITS
+
+
+def check_time(ds):
+    time = ds.variables["time"]
+    attrs = {a: time.getncattr(a) for a in time.ncattrs()}
+    units = attrs.get("units", "")
+    check(re.fullmatch(r"\s*seconds?\s+since\s+\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}:\d{2})?\s*",
+                       units) is not None,
+          f"time units {units!r}: CF wants '<unit> since <reference date>'")
+    check(units == TIME_UNITS, f"time units {units!r}, want {TIME_UNITS!r}")
+    check(attrs.get("calendar") in CF_CALENDARS, f"time calendar {attrs.get('calendar')!r}")
+    check(attrs.get("standard_name") == "time", "time standard_name")
+    check(attrs.get("axis") == "T", "time axis")
+    check(time.dimensions == ("time",), "time is a coordinate variable (time)")
+
+
+def topology(ds, mesh_name):
+    """The mesh's own variables and its node/face/edge dimensions."""
+    mesh = ds.variables[mesh_name]
+    attrs = {a: mesh.getncattr(a) for a in mesh.ncattrs()}
+    own = set(attrs.get("node_coordinates", "").split())
+    for key in ("face_node_connectivity", "edge_node_connectivity", "face_edge_connectivity",
+                "face_face_connectivity", "edge_face_connectivity", "boundary_node_connectivity",
+                "face_coordinates", "edge_coordinates"):
+        own.update(attrs.get(key, "").split())
+    dims = {}
+    node_coords = attrs.get("node_coordinates", "").split()
+    if node_coords and node_coords[0] in ds.variables:
+        dims["node"] = ds.variables[node_coords[0]].dimensions[0]
+    for loc in ("face", "edge"):
+        conn = attrs.get(f"{loc}_node_connectivity")
+        if f"{loc}_dimension" in attrs:
+            dims[loc] = attrs[f"{loc}_dimension"]
+        elif conn in ds.variables:
+            dims[loc] = ds.variables[conn].dimensions[0]
+    return own, dims, node_coords
+
+
+def check_mesh_attributes(ds):
+    """UGRID: every data variable on a mesh says which mesh and where on it."""
+    meshes = [n for n, v in ds.variables.items()
+              if getattr(v, "cf_role", None) == "mesh_topology"]
+    check(meshes == ["mesh2d"], f"mesh topology variables {meshes}")
+    tops = {m: topology(ds, m) for m in meshes}
+    nchecked = {"node": 0, "face": 0}
+    for name, var in ds.variables.items():
+        on = [m for m, (own, dims, _) in tops.items()
+              if name not in own and name != m and set(var.dimensions) & set(dims.values())]
+        if not on:
+            continue
+        attrs = var.ncattrs()
+        check("mesh" in attrs, f"{name}: no 'mesh' attribute (it has a mesh dimension)")
+        check("location" in attrs, f"{name}: no 'location' attribute (it has a mesh dimension)")
+        if "mesh" not in attrs or "location" not in attrs:
+            continue
+        mesh, loc = var.getncattr("mesh"), var.getncattr("location")
+        check(mesh in tops, f"{name}: mesh = {mesh!r} is not a mesh topology variable")
+        if mesh not in tops:
+            continue
+        _, dims, node_coords = tops[mesh]
+        check(loc in ("node", "face", "edge"), f"{name}: location = {loc!r}")
+        check(loc in dims and dims[loc] in var.dimensions,
+              f"{name}: location = {loc!r} but dimensions {var.dimensions}")
+        if loc in nchecked:
+            nchecked[loc] += 1
+        if loc == "node":
+            coords = var.getncattr("coordinates").split() if "coordinates" in attrs else []
+            check(coords == node_coords,
+                  f"{name}: coordinates {coords}, want the node coordinates {node_coords}")
+    # the fields u, v on the nodes and mesh2d_face_element on the faces
+    check(nchecked["node"] >= 2 and nchecked["face"] >= 1,
+          f"variables checked per location: {nchecked}")
+
+
+def check_with_xarray(path):
+    """A third reader, with CF decoding on (the default): the file must open and the
+    times decode to the simulation times."""
+    try:
+        import xarray as xr
+    except ImportError:
+        print(f"{path}: xarray not importable, its check skipped")
+        return
+    try:
+        with xr.open_dataset(path) as ds:
+            t = ds["time"].values
+            decoded = np.issubdtype(t.dtype, np.datetime64)
+            check(decoded, f"xarray: time decoded as {t.dtype}, want datetime64")
+            if decoded:
+                seconds = (t - np.datetime64("1970-01-01T00:00:00")) / np.timedelta64(1, "s")
+                check(np.array_equal(seconds, [0.5, 1.0]),
+                      f"xarray: time - 1970-01-01 = {seconds} s, want [0.5, 1.0]")
+            for name in ("u", "v"):
+                check(ds[name].dims == ("time", "mesh2d_nNodes"), f"xarray: {name} dims")
+                check(ds[name].attrs.get("location") == "node", f"xarray: {name} location")
+            elem = ds["mesh2d_face_element"]
+            check(elem.attrs.get("mesh") == "mesh2d" and elem.attrs.get("location") == "face",
+                  "xarray: mesh2d_face_element mesh/location")
+    except Exception as e:  # a decoding error is a failed check, not a crash
+        check(False, f"xarray.open_dataset: {type(e).__name__}: {e}")
 
 
 def check_units_and_names(ds):
@@ -145,8 +257,11 @@ def main():
         if not failures:
             check_geometry(ds, K, N, area)
             check_fields(ds)
+        check_time(ds)
+        check_mesh_attributes(ds)
         check_units_and_names(ds)
     check_with_ncdump(path, K, N)
+    check_with_xarray(path)
     if failures:
         print(f"{path}: {len(failures)} failed checks:\n  " + "\n  ".join(failures))
         sys.exit(1)

@@ -1,9 +1,11 @@
 # gmsh.cmake -- tests of the Gmsh reader (io/gmsh.c) and of the mesh checks as a user
 # sees them, included from tests/CMakeLists.txt (INSDG_TEST_MESHES = tests/meshes).
 #  gmsh_read    reads the valid meshes and small hand-written files, checks the errors
+#               (syntax, absurd node coordinates, duplicated triangles through mesh.c)
 #  gmsh_fuzz    4000 deterministic mutations of the valid meshes (a few seconds)
 #  gmsh_cli_*   `insdg mesh bad_xxx.msh` must exit 2 with one line on stderr naming the
-#               file, the line and what is wrong (see tests/meshes/README.md)
+#               file, the line and what is wrong (see tests/meshes/README.md); the
+#               message names the element (or two elements, or the node) by its Gmsh tag
 add_executable(test_gmsh ${CMAKE_CURRENT_SOURCE_DIR}/test_gmsh.c)
 target_link_libraries(test_gmsh PRIVATE insdg_core)
 add_test(NAME gmsh_read COMMAND test_gmsh ${INSDG_TEST_MESHES})
@@ -23,7 +25,10 @@ set(INSDG_BAD_MESHES
   bad_degenerate  "bad_degenerate\\.msh:73: element 27: .*degenerate"
   bad_degenerate2 "bad_degenerate2\\.msh:73: element 27: .*degenerate"
   bad_threefaces  "bad_threefaces\\.msh:106: element 59: .*three"
-  bad_nophys      "bad_nophys\\.msh:[0-9]+: element [0-9]+: .*no physical group")
+  bad_nophys      "bad_nophys\\.msh:[0-9]+: element [0-9]+: .*no physical group"
+  bad_duplicate   "bad_duplicate\\.msh:105: elements 19 and 59 have the same three nodes"
+  bad_nan_coord   "bad_nan_coord\\.msh:35: node 22: y = nan is not a finite number"
+  bad_huge_coord  "bad_huge_coord\\.msh:35: node 22: x = 4\\.308090314147045e\\+20 is too large")
 
 set(_bad ${INSDG_BAD_MESHES})
 while(_bad)

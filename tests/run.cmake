@@ -147,6 +147,12 @@ set_tests_properties(run_continue PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI
                      FIXTURES_REQUIRED run_cont_copy FIXTURES_SETUP run_cont PASS_REGULAR_EXPRESSION "restarted from .* at step 2")
 add_test(NAME run_continue_csv COMMAND ${CMAKE_COMMAND} -E compare_files ${_ck}/full/diagnostics.csv ${_ck}/cont/diagnostics.csv)
 set_tests_properties(run_continue_csv PROPERTIES LABELS mpi FIXTURES_REQUIRED run_cont)
+# its summary counts what it did (steps 3-4) and, separately, the totals since t = 0: the
+# mean iterations since the start equal the uninterrupted run's, this run's those of
+# rows 3-4 of diagnostics.csv
+add_test(NAME run_continue_summary COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_restart_summary.py
+         ${_ck}/full ${_ck}/cont 2)
+set_tests_properties(run_continue_summary PROPERTIES LABELS mpi FIXTURES_REQUIRED run_cont)
 
 # The case's solver options reach the time step: the short Taylor case with tight
 # tolerances and each non-default preconditioner ends equal (errors, kinetic energy,

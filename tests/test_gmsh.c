@@ -5,12 +5,15 @@
  * coordinates, orientation included), physical names and boundary segments per name;
  * that the recorded file lines point at the element definitions; that hole41.msh has
  * the expected counts and area; that small hand-written files exercise sparse node
- * tags, quoted names with spaces, CRLF, skipped sections; and that broken files fail
- * with one line "<path>:<line>: <what>" and a zeroed result.
+ * tags, quoted names with spaces, CRLF, skipped sections; that broken files fail
+ * with one line "<path>:<line>: <what>" and a zeroed result; and that absurd coordinates
+ * (non-finite, |x| > 1e15, all nodes at one point) and duplicated triangles (mesh.c)
+ * are reported with the node or element tags.
  * Exit status: 0 if every check passed, 1 otherwise.
  */
 #include "error.h"
 #include "gmsh.h"
+#include "mesh.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -413,6 +416,86 @@ static void test_errors(void)
                     13, "element 5: unsupported element type 3 (4-node quadrangle)");
 }
 
+/* Coordinates a mesh cannot have: reported by the reader as "node <tag>: ...". */
+static void test_coordinate_errors(void)
+{
+  expect_error_at(mesh_path("bad_nan_coord.msh"), 35, "node 22: y = nan is not a finite number");
+  expect_error_at(mesh_path("bad_huge_coord.msh"), 35,
+                  "node 22: x = 4.308090314147045e+20 is too large (|x| must be at most 1e+15)");
+  expect_text_error(HEAD22 "$Nodes\n3\n1 0 0 0\n2 -inf 0 0\n3 0 1 0\n$EndNodes\n", 7,
+                    "node 2: x = -inf is not a finite number");
+  expect_text_error(HEAD22 "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 NaN\n$EndNodes\n", 8,
+                    "node 3: z = NaN is not a finite number");
+  expect_text_error(HEAD22 "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 -1e400 0\n$EndNodes\n", 8,
+                    "node 3: y = -1e400 is too large");
+  expect_text_error(HEAD22 "$Nodes\n3\n1 0 0 0\n2 1.000001e15 0 0\n3 0 1 0\n$EndNodes\n", 7,
+                    "node 2: x = 1.000001e15 is too large");
+  /* 4.1: the tags come before the coordinates, the message still names the node */
+  expect_text_error("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 4 5\n2 1 0 2\n4\n5\n"
+                    "0 0 0\n0 nan 0\n$EndNodes\n",
+                    10, "node 5: y = nan is not a finite number");
+  expect_text_error(HEAD22 "$Nodes\n3\n4 0.5 2 0\n2 0.5 2 0\n3 0.5 2 0\n$EndNodes\n", 6,
+                    "node 4: all 3 nodes of the mesh are at the same point (0.5, 2)");
+  /* the limits themselves are accepted */
+  insdg_gmsh m;
+  const char *path = write_temp(HEAD22 "$Nodes\n3\n1 -1e15 0 0\n2 1e15 0 0\n3 0 1e15 0\n"
+                                "$EndNodes\n$Elements\n1\n7 2 2 0 1 1 2 3\n$EndElements\n");
+  read_ok(path, &m);
+  insdg_gmsh_free(&m);
+  unlink(path);
+}
+
+/* insdg_mesh_read of path must fail with one line "<path>:<line>: ...what..." */
+static void expect_mesh_error_at(const char *path, int line, const char *what)
+{
+  insdg_mesh *mesh = (insdg_mesh *)1;
+  char err[INSDG_ERRMSG_LEN], prefix[1100];
+  int status = insdg_mesh_read(path, &mesh, err, sizeof err);
+  CHECK(status != 0 && mesh == NULL);
+  if (status == 0) {
+    fprintf(stderr, "  %s was read without error, expected '%s'\n", path, what);
+    insdg_mesh_destroy(mesh);
+    return;
+  }
+  snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+  int ok = strncmp(err, prefix, strlen(prefix)) == 0 && strstr(err, what) != NULL &&
+           strchr(err, '\n') == NULL;
+  if (!ok) fprintf(stderr, "  message '%s'\n  expected '%s...%s'\n", err, prefix, what);
+  CHECK(ok);
+}
+
+/* A triangle given twice, in any node order, is reported as such (not as an inverted
+   triangle or a face shared by three elements), at the later element. */
+static void test_duplicate_elements(void)
+{
+  expect_mesh_error_at(mesh_path("bad_duplicate.msh"), 105,
+                       "elements 19 and 59 have the same three nodes");
+  static const char *orders[] = {"2 3 1", "3 1 2", "1 2 3", "1 3 2", "3 2 1", "2 1 3"};
+  for (int i = 0; i < 6; i++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             HEAD22 "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 1 1 0\n$EndNodes\n"
+                    "$Elements\n6\n1 1 2 1 1 1 2\n2 1 2 1 1 2 4\n3 1 2 1 1 4 3\n"
+                    "4 1 2 1 1 3 1\n7 2 2 0 1 1 2 3\n9 2 2 0 1 %s\n$EndElements\n",
+             orders[i]);
+    const char *path = write_temp(text);
+    expect_mesh_error_at(path, 18, "elements 7 and 9 have the same three nodes");
+    unlink(path);
+  }
+  /* without the copy the same file is a valid mesh */
+  const char *path = write_temp(HEAD22 "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 1 1 0\n"
+                                "$EndNodes\n$Elements\n6\n1 1 2 1 1 1 2\n2 1 2 1 1 2 4\n"
+                                "3 1 2 1 1 4 3\n4 1 2 1 1 3 1\n7 2 2 0 1 1 2 3\n"
+                                "9 2 2 0 1 2 4 3\n$EndElements\n");
+  insdg_mesh *mesh = NULL;
+  char err[INSDG_ERRMSG_LEN];
+  int status = insdg_mesh_read(path, &mesh, err, sizeof err);
+  if (status) fprintf(stderr, "  valid two-triangle mesh rejected: %s\n", err);
+  CHECK(status == 0 && mesh && mesh->K == 2);
+  if (mesh) insdg_mesh_destroy(mesh);
+  unlink(path);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
@@ -424,6 +507,8 @@ int main(int argc, char **argv)
   test_hole();
   test_handwritten();
   test_errors();
+  test_coordinate_errors();
+  test_duplicate_elements();
   if (nfail) fprintf(stderr, "test_gmsh: %d check(s) failed\n", nfail);
   else printf("test_gmsh: all checks passed\n");
   return nfail != 0;
