@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint_file.h"
 #include "error.h"
 
 #define NC_TRY(call, what)                                                                       \
@@ -14,6 +15,17 @@
     const int nc_status_ = (call);                                                               \
     if (nc_status_ != NC_NOERR) {                                                                \
       snprintf(err, errlen, "%s: %s (%s)", path, nc_strerror(nc_status_), what);                 \
+      goto fail;                                                                                 \
+    }                                                                                            \
+  } while (0)
+
+/* reading: a failure is a damaged file (its header was readable) */
+#define NC_READ(call, what)                                                                      \
+  do {                                                                                           \
+    const int nc_status_ = (call);                                                               \
+    if (nc_status_ != NC_NOERR) {                                                                \
+      snprintf(err, errlen, "%s: damaged checkpoint: %s cannot be read (%s)", path, what,         \
+               nc_strerror(nc_status_));                                                         \
       goto fail;                                                                                 \
     }                                                                                            \
   } while (0)
@@ -42,6 +54,27 @@ static void my_range(const insdg_tasks *T, int *first, int *last)
 }
 
 #define ELEM_VAR "element_original"
+#define SUM_VAR "element_checksum"
+
+static uint64_t bits(double x)
+{
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* the header this run would write: the state's times and counts, what it depends on */
+static void run_header(const insdg_layout *L, insdg_ins *ins, const insdg_checkpoint_info *info, insdg_checkpoint_header *h)
+{
+  memset(h, 0, sizeof *h);
+  h->N = info->N, h->K = info->K, h->S = info->S, h->Ns = info->Ns, h->dt = info->dt, h->nu = info->nu;
+  if (ins) {
+    insdg_ins_state_times(ins, &h->t, &h->steps, h->t_hist);
+    insdg_ins_projection_state(ins, h->projection, &h->projection_lambda);
+  }
+  h->mesh_fingerprint = insdg_checkpoint_mesh_fingerprint(L->mesh, L->old_elem);
+  if (info->boundary_kind) insdg_checkpoint_boundaries(L->mesh, info->boundary_kind, h->boundaries, sizeof h->boundaries);
+}
 
 int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                            char *err, size_t errlen)
@@ -53,11 +86,13 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   const int Np = L->mesh->ref->Np, K = L->mesh->K;
   int first, last;
   my_range(T, &first, &last);
-  double *buf = insdg_malloc(sizeof(double) * ((size_t)(last - first) * Np + 1)), t, t_hist[4];
-  int steps, ncid = -1, dim[2], var[INSDG_INS_MAX_STATE], evar;
+  double *buf = insdg_malloc(sizeof(double) * ((size_t)(last - first) * Np + 1));
+  unsigned long long *sum = insdg_malloc(sizeof *sum * ((size_t)(last - first) + 1));
+  int ncid = -1, dim[2], var[INSDG_INS_MAX_STATE], evar, cvar;
   char tmp[4200];
   err[0] = 0;
-  insdg_ins_state_times(ins, &t, &steps, t_hist);
+  insdg_checkpoint_header h;
+  run_header(T->L, ins, info, &h);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   /* collective: every rank opens the file and defines the same variables */
   int s = nc_create_par(tmp, NC_NETCDF4 | NC_CLOBBER, T->comm, MPI_INFO_NULL, &ncid);
@@ -67,37 +102,32 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   NC_TRY(nc_def_dim(ncid, "element", (size_t)K, &dim[1]), "defining the element dimension");
   for (int k = 0; k < nf; ++k) NC_TRY(nc_def_var(ncid, names[k], NC_DOUBLE, 1, &dim[0], &var[k]), names[k]);
   NC_TRY(nc_def_var(ncid, ELEM_VAR, NC_INT, 1, &dim[1], &evar), ELEM_VAR);
+  NC_TRY(nc_def_var(ncid, SUM_VAR, NC_UINT64, 1, &dim[1], &cvar), SUM_VAR);
   static const char desc[] = "insdg checkpoint: state of the BDF/EXT splitting scheme; element e of the file "
                              "(nodes e*Np .. e*Np+Np-1) is element element_original[e] of the mesh file";
   NC_TRY(nc_put_att_text(ncid, NC_GLOBAL, "description", strlen(desc), desc), "attributes");
-  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "time", NC_DOUBLE, 1, &t), "attributes");
-  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "history_times", NC_DOUBLE, 4, t_hist), "attributes");
-  NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "steps", NC_INT, 1, &steps), "attributes");
-  const int ints[4] = {info->N, info->K, info->S, info->Ns};
-  NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "N_K_S_Ns", NC_INT, 4, ints), "attributes");
-  NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "dt", NC_DOUBLE, 1, &info->dt), "attributes");
-  {   /* the solution projections' bases: how many vectors of each are in the file */
-    int counts[3];
-    double key;
-    insdg_ins_projection_state(ins, counts, &key);
-    NC_TRY(nc_put_att_int(ncid, NC_GLOBAL, "projection_p_u_v", NC_INT, 3, counts), "attributes");
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "projection_velocity_lambda", NC_DOUBLE, 1, &key), "attributes");
-  }
+  NC_TRY(insdg_checkpoint_put_header(ncid, &h), "attributes");
   NC_TRY(nc_enddef(ncid), "leaving define mode");
   for (int k = 0; k < nf; ++k) NC_TRY(nc_var_par_access(ncid, var[k], NC_COLLECTIVE), "collective access");
   NC_TRY(nc_var_par_access(ncid, evar, NC_COLLECTIVE), "collective access");
+  NC_TRY(nc_var_par_access(ncid, cvar, NC_COLLECTIVE), "collective access");
 fail:
   if (agree(T, err[0] != 0, err, errlen)) goto done;
   { /* each rank writes its own slab of every variable: no gather */
     const size_t e0 = (size_t)first, ne = (size_t)(last - first), n0 = e0 * Np, nn = ne * Np;
     s = nc_put_vara_int(ncid, evar, &e0, &ne, L->old_elem + first);
     if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), ELEM_VAR);
+    for (size_t j = 0; j < ne; ++j) sum[j] = insdg_checkpoint_element_seed(L->old_elem[first + j]);
     for (int k = 0; k < nf && s == NC_NOERR; ++k) {
       int a, b;
       insdg_dfield_local(fields[k], buf, &a, &b);
+      for (size_t j = 0; j < ne; ++j)
+        for (int i = 0; i < Np; ++i) sum[j] = insdg_checkpoint_mix(sum[j], bits(buf[j * Np + i]));
       s = nc_put_vara_double(ncid, var[k], &n0, &nn, buf);
       if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), names[k]);
     }
+    if (s == NC_NOERR) s = nc_put_vara_ulonglong(ncid, cvar, &e0, &ne, sum);
+    if (s != NC_NOERR && !err[0]) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), SUM_VAR);
     agree(T, s != NC_NOERR, err, errlen);
   }
 done:
@@ -112,8 +142,21 @@ done:
     status = agree(T, bad, err, errlen);
   }
   if (status && T->rank == 0) remove(tmp);
-  free(buf);
+  free(buf), free(sum);
   return status;
+}
+
+int insdg_checkpoint_check_header(const char *path, const insdg_layout *L, const insdg_checkpoint_info *info, char *err,
+                                  size_t errlen)
+{
+  insdg_checkpoint_header h, mine;
+  int ncid;
+  if (insdg_checkpoint_open(path, &ncid, err, errlen)) return 1;
+  int bad = insdg_checkpoint_get_header(ncid, path, &h, err, errlen);
+  nc_close(ncid);
+  if (bad) return 1;
+  run_header(L, NULL, info, &mine);
+  return insdg_checkpoint_compare(path, &h, &mine, err, errlen);
 }
 
 typedef struct {
@@ -157,58 +200,41 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   for (int i = 0; i < nloc; ++i) mine[i] = (elem_pair){L->old_elem[first + i], i};
   qsort(mine, (size_t)nloc, sizeof *mine, by_orig);
   double *local[INSDG_INS_MAX_STATE] = {NULL};
-  double *chunk = insdg_malloc(sizeof(double) * (size_t)CHUNK * Np), t, t_hist[4], dt;
+  double *chunk = insdg_malloc(sizeof(double) * (size_t)CHUNK * Np);
   int *orig = insdg_malloc(sizeof(int) * CHUNK), *where = insdg_malloc(sizeof(int) * CHUNK);
-  int ncid = -1, steps, ints[4], var[INSDG_INS_MAX_STATE], evar = -1, found = 0;
+  unsigned long long *want = insdg_malloc(sizeof *want * CHUNK);
+  uint64_t *sum = insdg_malloc(sizeof *sum * CHUNK);
+  int ncid = -1, var[INSDG_INS_MAX_STATE], evar = -1, cvar = -1, found = 0;
   size_t len;
   err[0] = 0;
-  NC_TRY(nc_open(path, NC_NOWRITE, &ncid), "opening the checkpoint");
-  NC_TRY(nc_get_att_int(ncid, NC_GLOBAL, "N_K_S_Ns", ints), "reading N, K, S, Ns");
-  NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "dt", &dt), "reading dt");
-  if (ints[0] != info->N || ints[1] != info->K || ints[2] != info->S || ints[3] != info->Ns || dt != info->dt) {
-    snprintf(err, errlen,
-             "%s: written for N=%d, K=%d, S=%d, Ns=%d, dt=%g but this run has N=%d, K=%d, S=%d, Ns=%d, dt=%g", path,
-             ints[0], ints[1], ints[2], ints[3], dt, info->N, info->K, info->S, info->Ns, info->dt);
+  insdg_checkpoint_header h, mine_h;
+  if (insdg_checkpoint_open(path, &ncid, err, errlen) || insdg_checkpoint_get_header(ncid, path, &h, err, errlen))
     goto fail;
-  }
-  NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "time", &t), "reading the time");
-  NC_TRY(nc_get_att_double(ncid, NC_GLOBAL, "history_times", t_hist), "reading the history times");
-  NC_TRY(nc_get_att_int(ncid, NC_GLOBAL, "steps", &steps), "reading the step count");
-  {   /* projection bases (a checkpoint without them: empty bases, the first guesses differ) */
-    int counts[3] = {0, 0, 0};
-    double key = 0;
-    if (nc_get_att_int(ncid, NC_GLOBAL, "projection_p_u_v", counts) != NC_NOERR ||
-        nc_get_att_double(ncid, NC_GLOBAL, "projection_velocity_lambda", &key) != NC_NOERR)
-      counts[0] = counts[1] = counts[2] = 0;
-    for (int j = 0; j < 3; ++j)
-      if (counts[j] < 0 || counts[j] > 8) {
-        snprintf(err, errlen, "%s: projection_p_u_v[%d] = %d is not a basis size (0..8)", path, j, counts[j]);
-        goto fail;
-      }
-    insdg_ins_restore_projection(ins, counts, key);
-  }
+  run_header(T->L, NULL, info, &mine_h);
+  if (insdg_checkpoint_compare(path, &h, &mine_h, err, errlen)) goto fail;
+  insdg_ins_restore_projection(ins, h.projection, h.projection_lambda);
   nf = insdg_ins_state(ins, fields, names);
   for (int k = 0; k < nf; ++k) local[k] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
   for (int k = 0; k < nf; ++k) {
     int dim;
-    NC_TRY(nc_inq_varid(ncid, names[k], &var[k]), names[k]);
-    NC_TRY(nc_inq_vardimid(ncid, var[k], &dim), names[k]);
-    NC_TRY(nc_inq_dimlen(ncid, dim, &len), names[k]);
+    NC_READ(nc_inq_varid(ncid, names[k], &var[k]), names[k]);
+    NC_READ(nc_inq_vardimid(ncid, var[k], &dim), names[k]);
+    NC_READ(nc_inq_dimlen(ncid, dim, &len), names[k]);
     if (len != (size_t)K * Np) {
       snprintf(err, errlen, "%s: %s has %zu values, the mesh needs %zu", path, names[k], len, (size_t)K * Np);
       goto fail;
     }
   }
-  if (nc_inq_varid(ncid, ELEM_VAR, &evar) != NC_NOERR) {
-    snprintf(err, errlen, "%s: no variable %s: not an insdg checkpoint, or one written before 2026-11-25 (they "
-             "cannot be read)", path, ELEM_VAR);
+  if (nc_inq_varid(ncid, ELEM_VAR, &evar) != NC_NOERR || nc_inq_varid(ncid, SUM_VAR, &cvar) != NC_NOERR) {
+    snprintf(err, errlen, "%s: damaged checkpoint: no variable %s or %s", path, ELEM_VAR, SUM_VAR);
     goto fail;
   }
   /* The file's elements in chunks: keep those of this rank. With the writer's partition,
      only this rank's own slab matches, and only that is read. */
   for (int p0 = 0; p0 < K; p0 += CHUNK) {
     const size_t start = (size_t)p0, count = (size_t)(K - p0 < CHUNK ? K - p0 : CHUNK);
-    NC_TRY(nc_get_vara_int(ncid, evar, &start, &count, orig), ELEM_VAR);
+    NC_READ(nc_get_vara_int(ncid, evar, &start, &count, orig), ELEM_VAR);
+    NC_READ(nc_get_vara_ulonglong(ncid, cvar, &start, &count, want), SUM_VAR);
     size_t lo = count, hi = 0;
     for (size_t j = 0; j < count; ++j) {
       if (orig[j] < 0 || orig[j] >= K) {
@@ -221,22 +247,32 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
     }
     if (lo >= hi) continue;
     const size_t n0 = (start + lo) * Np, nn = (hi - lo) * Np;
+    for (size_t j = lo; j < hi; ++j) sum[j] = insdg_checkpoint_element_seed(orig[j]);
     for (int k = 0; k < nf; ++k) {
-      NC_TRY(nc_get_vara_double(ncid, var[k], &n0, &nn, chunk), names[k]);
-      for (size_t j = lo; j < hi; ++j)
-        if (where[j] >= 0)
-          memcpy(local[k] + (size_t)where[j] * Np, chunk + (j - lo) * Np, sizeof(double) * Np);
+      NC_READ(nc_get_vara_double(ncid, var[k], &n0, &nn, chunk), names[k]);
+      for (size_t j = lo; j < hi; ++j) {
+        if (where[j] < 0) continue;
+        const double *v = chunk + (j - lo) * Np;
+        for (int i = 0; i < Np; ++i) sum[j] = insdg_checkpoint_mix(sum[j], bits(v[i]));
+        memcpy(local[k] + (size_t)where[j] * Np, v, sizeof(double) * Np);
+      }
     }
+    for (size_t j = lo; j < hi; ++j)   /* every element is some rank's: all are checked */
+      if (where[j] >= 0 && sum[j] != want[j]) {
+        snprintf(err, errlen, "%s: corrupted checkpoint: element %zu of the file does not match its checksum "
+                 "(the file was damaged after it was written)", path, start + j);
+        goto fail;
+      }
   }
   if (found != nloc) {
     snprintf(err, errlen, "%s: %d of this rank's %d elements are not in the checkpoint", path, nloc - found, nloc);
     goto fail;
   }
   for (int k = 0; k < nf; ++k) insdg_dfield_set_local(fields[k], local[k]);
-  insdg_ins_restore_state(ins, t, steps, t_hist);
+  insdg_ins_restore_state(ins, h.t, h.steps, h.t_hist);
 fail:
   if (ncid >= 0) nc_close(ncid);
   for (int k = 0; k < nf; ++k) free(local[k]);
-  free(mine), free(chunk), free(orig), free(where);
+  free(mine), free(chunk), free(orig), free(where), free(want), free(sum);
   return agree(T, err[0] != 0, err, errlen);
 }

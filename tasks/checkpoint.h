@@ -4,8 +4,9 @@
  * velocity, pressure and advection histories, the history times and the step count), with
  * the original index of each of its elements (element_original), so that a run restarts
  * on any number of ranks or blocks: bitwise equal to an uninterrupted run on the same
- * decomposition, equal to round-off on another. It also records N, K, S, Ns and dt,
- * checked on restart.
+ * decomposition, equal to round-off on another. It also records N, K, S, Ns, dt, nu, the
+ * boundary kinds and a fingerprint of the mesh, checked on restart, and checksums of every
+ * element and of the header (io/checkpoint_file.h).
  *
  * Writing is parallel (NetCDF-4 over MPI-IO, collective): each rank writes its own
  * elements, a contiguous slab in the writer's element order, into "<path>.tmp", renamed
@@ -24,16 +25,28 @@
 
 #include "ins.h"
 
+/* What the state depends on besides the mesh (whose fingerprint checkpoint.c takes from
+   the layout): written into the checkpoint, compared on restart (io/checkpoint_file.h). */
 typedef struct {
   int N, K, S, Ns;
-  double dt;
+  double dt, nu;
+  const char *const *boundary_kind;   /* [nbnd] kind of each mesh boundary, or NULL */
 } insdg_checkpoint_info;
 
-/* Collective. Returns 0, or nonzero with a message naming the path (on every rank). */
+/* Collective. Returns 0, or nonzero with a message naming the path (on every rank). The
+   file format and its checksums: io/checkpoint_file.h. */
 int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                            char *err, size_t errlen);
 
-/* Collective. The run must have the same N, K, S, Ns and dt (a user error otherwise). */
+/* Collective. The run must have the same N, K, S, Ns, dt, nu, boundary kinds and mesh
+   (fingerprint), and every element read must match its checksum: otherwise nonzero and a
+   message saying what differs or what is damaged (a user error: nothing is restarted). */
+/* Not collective: open path and check its header against the run (the format, a field or
+   foreign file, the header checksum, N, K, S, Ns, dt, nu, boundaries, mesh), without
+   reading the fields or needing the state: what a run checks before it writes anything. */
+int insdg_checkpoint_check_header(const char *path, const insdg_layout *L, const insdg_checkpoint_info *info, char *err,
+                                  size_t errlen);
+
 int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                           char *err, size_t errlen);
 

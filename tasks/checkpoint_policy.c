@@ -19,12 +19,25 @@ static void on_stop_signal(int sig) { stop_signal = sig; }
 
 void catch_stop_signals(void) { signal(SIGTERM, on_stop_signal), signal(SIGUSR1, on_stop_signal); }
 
+/* what a checkpoint of this run records about it (checkpoint.h); kinds[] holds the
+   boundary kinds in mesh order */
+static insdg_checkpoint_info run_info(const setup *s, const char *kinds[INSDG_MAX_BOUNDARIES])
+{
+  const insdg_case *c = s->c;
+  const insdg_mesh *m = s->L->mesh;
+  for (int b = 0; b < m->nbnd; ++b) {
+    const insdg_case_boundary *cb = insdg_case_find_boundary(c, m->bnd_name[b]);
+    kinds[b] = cb ? cb->type : "none";
+  }
+  return (insdg_checkpoint_info){c->order, m->K, c->time_order, c->substeps, c->dt, c->nu, kinds};
+}
+
 void write_checkpoint(run_state *r, solver *sv, progress *pg)
 {
-  const insdg_case *c = r->s->c;
   char path[INSDG_CASE_PATH_LEN + 64], err[INSDG_ERRMSG_LEN];
   snprintf(path, sizeof path, "%s/checkpoint_%06d.nc", r->s->outdir, r->steps);
-  const insdg_checkpoint_info info = {c->order, r->s->L->mesh->K, c->time_order, c->substeps, c->dt};
+  const char *kinds[INSDG_MAX_BOUNDARIES];
+  const insdg_checkpoint_info info = run_info(r->s, kinds);
   const double t0 = MPI_Wtime();
   if (insdg_checkpoint_write(path, &sv->T, sv->ins, &info, err, sizeof err)) {
     r->output_failed = 1;
@@ -54,8 +67,8 @@ void checkpoint_decision(run_state *r, int *due, int *stop)
 int restart_from(run_state *r, solver *sv, const char *path, char *err, size_t errlen)
 {
   const setup *s = r->s;
-  const insdg_case *c = s->c;
-  const insdg_checkpoint_info info = {c->order, s->L->mesh->K, c->time_order, c->substeps, c->dt};
+  const char *kinds[INSDG_MAX_BOUNDARIES];
+  const insdg_checkpoint_info info = run_info(s, kinds);
   const double t0 = MPI_Wtime();
   const int bad = insdg_checkpoint_read(path, &sv->T, sv->ins, &info, err, errlen);
   r->restart_seconds = MPI_Wtime() - t0;
@@ -63,4 +76,16 @@ int restart_from(run_state *r, solver *sv, const char *path, char *err, size_t e
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   if (r->rank == 0) printf("insdg run: restarted from %s at step %d, t = %g\n", path, r->steps, r->t);
   return 0;
+}
+
+int restart_precheck(const setup *s, const char *path, char *err, size_t errlen)
+{
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char *kinds[INSDG_MAX_BOUNDARIES];
+  const insdg_checkpoint_info info = run_info(s, kinds);
+  char msg[INSDG_ERRMSG_LEN] = "";
+  const int bad = rank == 0 && insdg_checkpoint_check_header(path, s->L, &info, msg, sizeof msg);
+  if (bad) snprintf(err, errlen, "--restart: %s", msg);
+  return run_agree(bad, err, errlen);
 }

@@ -105,6 +105,7 @@ static int open_output(setup *s, const insdg_run_opts *o, int rank, char *err, s
      by csv_continue once the restart step is known */
   s->csv_continue = o->restart && access(path, F_OK) == 0;
   s->csv = fopen(path, s->csv_continue ? "a" : "w");
+  s->csv_created = s->csv && !s->csv_continue;
   if (!s->csv) snprintf(err, errlen, "%.300s: cannot write: %s", path, strerror(errno));
   return s->csv == NULL;
 }
@@ -162,6 +163,7 @@ static int setup_layout(setup *s, const insdg_run_opts *o, int rank, int size, c
   const int nblocks = o->blocks > 0 ? o->blocks : size * (most > 1 ? most : 1);
   s->blocks_origin = o->blocks > 0 ? "option" : "default";
   if (run_agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
+  if (o->restart && restart_precheck(s, o->restart, err, errlen)) return 1;
   return run_agree(open_output(s, o, rank, err, errlen), err, errlen);
 }
 
@@ -374,6 +376,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   if (o->restart) {   /* continue from a checkpoint: bitwise the run it interrupted */
     if (restart_from(&r, &sv, o->restart, err, sizeof err)) {
       if (r.rank == 0) fprintf(stderr, "insdg: error: --restart: %s\n", err);
+      if (r.rank == 0 && s.csv_created) remove(s.csv_path);   /* nothing half-written */
       solver_destroy(&sv);
       setup_destroy(&s);
       insdg_runtime_shutdown();

@@ -41,6 +41,7 @@ typedef struct {
   FILE *csv;            /* rank 0 */
   char csv_path[INSDG_CASE_PATH_LEN + 32];
   int csv_continue;     /* rank 0, --restart: diagnostics.csv exists; keep its rows up to the restart step */
+  int csv_created;      /* rank 0: diagnostics.csv is new (removed when the restart fails) */
   const char *blocks_origin;   /* "option" (--blocks) or "default" */
   int nsteps;
 } setup;
@@ -203,6 +204,9 @@ void catch_stop_signals(void);
 void checkpoint_decision(run_state *r, int *due, int *stop);
 /* collective: the scheme's state as checkpoint_<step>.nc in the output directory */
 void write_checkpoint(run_state *r, solver *sv, progress *pg);
+/* collective, at set-up (before anything is written): the checkpoint at path exists and
+   its header matches this run; 1 with a message (on rank 0) otherwise */
+int restart_precheck(const setup *s, const char *path, char *err, size_t errlen);
 /* collective: continue from the checkpoint at path; 1 with a message on a bad one */
 int restart_from(run_state *r, solver *sv, const char *path, char *err, size_t errlen);
 

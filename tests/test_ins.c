@@ -182,7 +182,7 @@ static int restart_test(int mode, int N, int nx, double dt, int S, int Ns, int m
   /* with solution projection (a window of 2, so that the 2m steps both fill and restart
      the bases): the bases are part of the checkpoint */
   pb.o.p_projection = pb.o.vel_projection = 2, pb.o.vel_minit = 4;
-  const insdg_checkpoint_info info = {N, pb.L->mesh->K, S, Ns, dt};
+  const insdg_checkpoint_info info = {N, pb.L->mesh->K, S, Ns, dt, pb.o.nu, NULL};
   const size_t n = (size_t)pb.L->mesh->K * pb.ref->Np;
   double *ua = insdg_malloc(sizeof(double) * n), *ub = insdg_malloc(sizeof(double) * n);
   insdg_ins_stats st;
