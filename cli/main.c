@@ -69,7 +69,6 @@ static void usage_error(const char *what)
 {
   char msg[INSDG_ERRMSG_LEN];
   snprintf(msg, sizeof msg, "%s (run 'insdg --help' for the usage)", what);
-  fputs(usage_line, stderr);
   insdg_die_user(msg);
 }
 

@@ -36,6 +36,8 @@ struct insdg_expr {
   double *xyt;        /* [3] the variables x, y, t that muparser reads (heap: stable) */
   char *text;
   unsigned uses;      /* INSDG_EXPR_USES_* */
+  int line;           /* of its key in the case file (0: a default) */
+  char where[80];     /* "[section] key" */
 };
 
 static char *copy_string(const char *s)
@@ -68,6 +70,10 @@ void insdg_expr_eval_many(const insdg_expr *e, size_t n, const double *x, const 
 {
   for (size_t i = 0; i < n; i++) out[i] = insdg_expr_eval(e, x[i], y[i], t);
 }
+
+int insdg_expr_line(const insdg_expr *e) { return e->line; }
+
+const char *insdg_expr_where(const insdg_expr *e) { return e->where; }
 
 const char *insdg_expr_text(const insdg_expr *e)
 {
@@ -611,6 +617,8 @@ static int get_expr(parse_state *st, const insdg_case *c, const char *section, c
     fail(st, e ? e->line : 0, section, key, "%s", why);
     return -1;
   }
+  (*out)->line = e ? e->line : 0;
+  snprintf((*out)->where, sizeof (*out)->where, "[%.40s] %.30s", section, key);
   return 0;
 }
 

@@ -46,6 +46,11 @@ void insdg_expr_eval_many(const insdg_expr *e, size_t n, const double *x, const 
 /* The expression as written in the case file (owned by e). */
 const char *insdg_expr_text(const insdg_expr *e);
 
+/* Where it was written: the line of its key in the case file (0 for a default) and
+   "[section] key", for messages about its values. */
+int insdg_expr_line(const insdg_expr *e);
+const char *insdg_expr_where(const insdg_expr *e);
+
 /* Which variables the expression uses: a mask of INSDG_EXPR_USES_*. An expression
    without INSDG_EXPR_USES_T need not be evaluated again as time advances. */
 enum { INSDG_EXPR_USES_X = 1, INSDG_EXPR_USES_Y = 2, INSDG_EXPR_USES_T = 4 };

@@ -10,6 +10,7 @@
  * condition).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "run_internal.h"
@@ -19,13 +20,6 @@ typedef struct {
   double *val;
   int valid;
 } cached;
-
-static const double *eval_cached(const insdg_expr *e, size_t n, const double *x, const double *y, double t, cached *c)
-{
-  if (!c->valid || (insdg_expr_uses(e) & INSDG_EXPR_USES_T)) insdg_expr_eval_many(e, n, x, y, t, c->val);
-  c->valid = 1;
-  return c->val;
-}
 
 enum { SHIFT_XP, SHIFT_XM, SHIFT_YP, SHIFT_YM, NSHIFT };
 
@@ -41,13 +35,47 @@ typedef struct {
   cached u, v, p, fd[2][NSHIFT];
 } bnd_set;
 
+/* the first non-finite value of an expression seen (bad == NULL: none) */
+typedef struct {
+  const insdg_expr *bad;
+  double x, y, t, value;
+} nonfinite;
+
 struct bnd_data {
   const insdg_case *c;
   int nsets;
   bnd_set *set;          /* [nsets], one per mesh boundary */
   double fd_h;           /* step of the central differences */
+  nonfinite seen;        /* of the boundary data so far */
 };
 
+/* record the first non-finite value of e at the n points (x, y) */
+static void watch(nonfinite *w, const insdg_expr *e, size_t n, const double *x, const double *y, double t,
+                  const double *v)
+{
+  for (size_t i = 0; i < n && !w->bad; ++i)
+    if (!isfinite(v[i])) *w = (nonfinite){e, x[i], y[i], t, v[i]};
+}
+
+/* "<case>:<line>: [section] key: 'text' is not finite at ..." */
+static int nonfinite_message(const insdg_case *c, const nonfinite *w, char *err, size_t errlen)
+{
+  if (!w->bad) return 0;
+  snprintf(err, errlen, "%s:%d: %s: '%.100s' is not finite at x = %.6g, y = %.6g, t = %.6g (it is %g)", c->path,
+           insdg_expr_line(w->bad), insdg_expr_where(w->bad), insdg_expr_text(w->bad), w->x, w->y, w->t, w->value);
+  return 1;
+}
+
+static const double *eval_cached(bnd_data *d, const insdg_expr *e, size_t n, const double *x, const double *y, double t,
+                                 cached *c)
+{
+  if (!c->valid || (insdg_expr_uses(e) & INSDG_EXPR_USES_T)) {
+    insdg_expr_eval_many(e, n, x, y, t, c->val);
+    watch(&d->seen, e, n, x, y, t, c->val);
+  }
+  c->valid = 1;
+  return c->val;
+}
 
 static double domain_size(const insdg_mesh *m)
 {
@@ -56,7 +84,6 @@ static double domain_size(const insdg_mesh *m)
     x0 = fmin(x0, m->vx[i]), x1 = fmax(x1, m->vx[i]), y0 = fmin(y0, m->vy[i]), y1 = fmax(y1, m->vy[i]);
   return fmax(x1 - x0, y1 - y0);
 }
-
 
 static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
 {
@@ -118,24 +145,24 @@ static void scatter(const bnd_set *s, const double *val, double *face)
 }
 
 /* n . grad(exact component) at the face nodes, by central differences, into out */
-static void exact_normal_derivative(bnd_set *s, int comp, const insdg_expr *e, double t, double h, double *out)
+static void exact_normal_derivative(bnd_data *d, bnd_set *s, int comp, const insdg_expr *e, double t, double *out)
 {
   const double *f[NSHIFT];
-  for (int d = 0; d < NSHIFT; ++d) f[d] = eval_cached(e, s->n, s->sx[d], s->sy[d], t, &s->fd[comp][d]);
+  for (int k = 0; k < NSHIFT; ++k) f[k] = eval_cached(d, e, s->n, s->sx[k], s->sy[k], t, &s->fd[comp][k]);
   for (size_t i = 0; i < s->n; ++i)
-    out[i] = (s->nx[i] * (f[SHIFT_XP][i] - f[SHIFT_XM][i]) + s->ny[i] * (f[SHIFT_YP][i] - f[SHIFT_YM][i])) / (2 * h);
+    out[i] = (s->nx[i] * (f[SHIFT_XP][i] - f[SHIFT_XM][i]) + s->ny[i] * (f[SHIFT_YP][i] - f[SHIFT_YM][i])) / (2 * d->fd_h);
 }
 
 static void outflow_data(bnd_data *d, bnd_set *s, double t, double *gp, double *hu, double *hv)
 {
-  scatter(s, eval_cached(s->b->p, s->n, s->x, s->y, t, &s->p), gp);
+  scatter(s, eval_cached(d, s->b->p, s->n, s->x, s->y, t, &s->p), gp);
   if (!d->c->has_exact) {
     scatter(s, NULL, hu), scatter(s, NULL, hv);
     return;
   }
   double *tmp = s->uval;   /* scratch of velocity_at_callback, free here */
-  exact_normal_derivative(s, 0, d->c->exact_u, t, d->fd_h, tmp), scatter(s, tmp, hu);
-  exact_normal_derivative(s, 1, d->c->exact_v, t, d->fd_h, tmp), scatter(s, tmp, hv);
+  exact_normal_derivative(d, s, 0, d->c->exact_u, t, tmp), scatter(s, tmp, hu);
+  exact_normal_derivative(d, s, 1, d->c->exact_v, t, tmp), scatter(s, tmp, hv);
 }
 
 /* The velocity data of a boundary: the expressions of an inflow; on an outflow, the exact
@@ -156,8 +183,8 @@ void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, 
     bnd_set *s = &d->set[b];
     const insdg_expr *eu, *ev;
     velocity_data(d, s, &eu, &ev);
-    scatter(s, eu ? eval_cached(eu, s->n, s->x, s->y, t, &s->u) : NULL, gu);
-    scatter(s, ev ? eval_cached(ev, s->n, s->x, s->y, t, &s->v) : NULL, gv);
+    scatter(s, eu ? eval_cached(d, eu, s->n, s->x, s->y, t, &s->u) : NULL, gu);
+    scatter(s, ev ? eval_cached(d, ev, s->n, s->x, s->y, t, &s->v) : NULL, gv);
     if (s->b->kind == INSDG_BOUNDARY_OUTFLOW) {
       outflow_data(d, s, t, gp, hu, hv);
     } else {
@@ -182,7 +209,9 @@ void velocity_at_callback(void *ctx, double t, const double *dx, const double *d
     }
     for (size_t i = 0; i < s->n; ++i) s->ux[i] = s->x[i] + dx[s->q[i]], s->uy[i] = s->y[i] + dy[s->q[i]];
     insdg_expr_eval_many(eu, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gu);
+    watch(&d->seen, eu, s->n, s->ux, s->uy, t, s->uval);
     insdg_expr_eval_many(ev, s->n, s->ux, s->uy, t, s->uval), scatter(s, s->uval, gv);
+    watch(&d->seen, ev, s->n, s->ux, s->uy, t, s->uval);
   }
 }
 
@@ -197,3 +226,69 @@ void boundary_codes(const bnd_data *d, const insdg_mesh *m, signed char *bc_vel,
   }
 }
 
+int bnd_data_failed(const bnd_data *d, char *err, size_t errlen) { return nonfinite_message(d->c, &d->seen, err, errlen); }
+
+/* e at the n nodes (x, y) at time t, watched */
+static void watch_nodes(nonfinite *w, const insdg_expr *e, size_t n, const double *x, const double *y, double t, double *tmp)
+{
+  if (!e || w->bad) return;
+  insdg_expr_eval_many(e, n, x, y, t, tmp);
+  watch(w, e, n, x, y, t, tmp);
+}
+
+static int by_value(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* rank 0: a warning when the initial speed somewhere is over 1e6 times its median (a
+   singular expression such as 1/x between nodes: finite, but no flow) */
+static void warn_singular(const insdg_case *c, const insdg_mesh *m, const double *u0, const double *v0, size_t n)
+{
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0 || n == 0) return;
+  double *speed = new_array(n), top = -1;
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    speed[i] = hypot(u0[i], v0[i]);
+    if (speed[i] > top) top = speed[i], at = i;
+  }
+  qsort(speed, n, sizeof *speed, by_value);
+  const double median = speed[n / 2];
+  if (top > 1e6 * median && top > 0)
+    fprintf(stderr, "insdg: warning: %s: the initial speed reaches %g at x = %.6g, y = %.6g, %s its median (%g): "
+            "is [initial] u or v singular there?\n", c->path, top, m->x[at], m->y[at],
+            median > 0 ? "more than 1e6 times" : "while zero is", median);
+  free(speed);
+}
+
+int check_input_data(const insdg_case *c, const insdg_mesh *m, bnd_data *d, const double *u0, const double *v0,
+                     const double *p0, size_t n, char *err, size_t errlen)
+{
+  nonfinite w = {0};
+  watch(&w, c->initial_u, n, m->x, m->y, 0.0, u0);
+  watch(&w, c->initial_v, n, m->x, m->y, 0.0, v0);
+  watch(&w, c->initial_p, n, m->x, m->y, 0.0, p0);
+  if (nonfinite_message(c, &w, err, errlen)) return 1;
+  warn_singular(c, m, u0, v0, n);
+  /* the boundary data at t = 0 (and before it, when the start takes the history from [exact]) */
+  const size_t nf = (size_t)m->K * 3 * m->ref->Nfp;
+  double *face[5], *tmp = new_array(n);
+  for (int k = 0; k < 5; ++k) face[k] = new_array(nf);
+  const int levels = c->start_exact ? 2 : 0;
+  for (int i = 0; i <= levels && !d->seen.bad; ++i)
+    boundary_callback(d, -i * c->dt, face[0], face[1], face[2], face[3], face[4]);
+  int bad = bnd_data_failed(d, err, errlen);
+  /* the exact solution at the nodes, at the same times */
+  for (int i = 0; i <= levels && !bad && c->has_exact; ++i) {
+    watch_nodes(&w, c->exact_u, n, m->x, m->y, -i * c->dt, tmp);
+    watch_nodes(&w, c->exact_v, n, m->x, m->y, -i * c->dt, tmp);
+    watch_nodes(&w, c->exact_p, n, m->x, m->y, -i * c->dt, tmp);
+    bad = nonfinite_message(c, &w, err, errlen);
+  }
+  for (int k = 0; k < 5; ++k) free(face[k]);
+  free(tmp);
+  return bad;
+}

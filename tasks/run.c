@@ -181,7 +181,9 @@ static void warn_unsupported(const insdg_case *c)
    a second-order pressure extrapolation two) */
 enum { HISTORY_LEVELS = 2 };
 
-static void solver_create(solver *sv, const setup *s, int pure_neumann)
+/* The solver and its initial state; 1 and a message when the case's initial, boundary or
+   exact data are not finite somewhere (check_input_data: before any step) */
+static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err, size_t errlen)
 {
   const insdg_case *c = s->c;
   const insdg_mesh *m = s->L->mesh;
@@ -206,6 +208,10 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
   insdg_expr_eval_many(c->initial_u, n, m->x, m->y, 0.0, u);
   insdg_expr_eval_many(c->initial_v, n, m->x, m->y, 0.0, v);
   insdg_expr_eval_many(c->initial_p, n, m->x, m->y, 0.0, p);
+  if (check_input_data(c, m, sv->bd, u, v, p, n, err, errlen)) {
+    free(u), free(v), free(p);
+    return 1;
+  }
   insdg_ins_set_initial(sv->ins, u, v, p, 0.0);
   for (size_t i = 0; i < n; ++i) sv->ob->speed_scale = fmax(sv->ob->speed_scale, hypot(u[i], v[i]));
   for (int i = 1; c->start_exact && i <= HISTORY_LEVELS; ++i) {   /* [time] start = exact */
@@ -216,6 +222,7 @@ static void solver_create(solver *sv, const setup *s, int pure_neumann)
     insdg_ins_set_history(sv->ins, i, u, v, p);
   }
   free(u), free(v), free(p);
+  return 0;
 }
 
 static void solver_destroy(solver *sv)
@@ -261,14 +268,18 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   t0 = MPI_Wtime();
   observe_fields(sv->ob, sv->ins, r->t);
   const diagnostics d = observe_diagnostics(sv->ob, c->dt);
-  r->finite = isfinite(d.kinetic_energy);
+  char why[INSDG_ERRMSG_LEN];
+  const int bad_data = bnd_data_failed(sv->bd, why, sizeof why);   /* the same on every rank */
+  r->finite = isfinite(d.kinetic_energy) && !bad_data;
   r->diverged = r->finite && d.speed_scale > 0 && d.max_speed > DIVERGED_FACTOR * d.speed_scale;
   if (r->rank == 0) csv_row(r->s->csv, c, r->steps, r->t, &st, &d);
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   if (r->rank == 0) show_progress(pg, r, &st, &d);
   if (r->rank == 0 && (failed || solution_broke(r))) end_progress_line(pg);
-  if (failed && r->rank == 0) report_not_converged(r, &st);
-  if (!r->finite && r->rank == 0)
+  if (bad_data && r->rank == 0)   /* the cause of what follows: said alone */
+    fprintf(stderr, "insdg: step %d: the boundary data is not finite: %s; stopping\n", r->steps, why);
+  if (failed && !bad_data && r->rank == 0) report_not_converged(r, &st);
+  if (!r->finite && !bad_data && r->rank == 0)
     fprintf(stderr, "insdg: step %d: the solution is no longer finite (kinetic energy %g); stopping\n", r->steps,
             d.kinetic_energy);
   if (r->diverged && r->rank == 0)
@@ -372,16 +383,18 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   if (r.rank == 0) warn_unsupported(s.c), print_start(&r);
   if (r.rank == 0 && !s.csv_continue) csv_header(s.csv, s.c);
   solver sv;
-  solver_create(&sv, &s, r.pure_neumann);
-  if (o->restart) {   /* continue from a checkpoint: bitwise the run it interrupted */
-    if (restart_from(&r, &sv, o->restart, err, sizeof err)) {
-      if (r.rank == 0) fprintf(stderr, "insdg: error: --restart: %s\n", err);
-      if (r.rank == 0 && s.csv_created) remove(s.csv_path);   /* nothing half-written */
-      solver_destroy(&sv);
-      setup_destroy(&s);
-      insdg_runtime_shutdown();
-      return INSDG_EXIT_USER;
-    }
+  /* bad initial data or a bad checkpoint: one message, status 2, nothing written */
+  const int bad_data = solver_create(&sv, &s, r.pure_neumann, err, sizeof err);
+  const int bad_checkpoint = !bad_data && o->restart && restart_from(&r, &sv, o->restart, err, sizeof err);
+  if (bad_data || bad_checkpoint) {
+    if (r.rank == 0) fprintf(stderr, "insdg: error: %s%s\n", bad_checkpoint ? "--restart: " : "", err);
+    if (r.rank == 0 && s.csv_created) remove(s.csv_path);
+    solver_destroy(&sv);
+    setup_destroy(&s);
+    insdg_runtime_shutdown();
+    return INSDG_EXIT_USER;
+  }
+  if (o->restart) {   /* continued from a checkpoint: bitwise the run it interrupted */
     r.restarted = 1;
     if (r.rank == 0 && s.csv_continue) r.prior_known = csv_continue(&s, r.steps, r.prior_iterations);
   }

@@ -62,10 +62,13 @@ void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, 
 void velocity_at_callback(void *ctx, double t, const double *dx, const double *dy, double *gu, double *gv);
 /* velocity Dirichlet / pressure Neumann on inflow and walls, the reverse on outflow */
 void boundary_codes(const bnd_data *d, const insdg_mesh *m, signed char *bc_vel, signed char *bc_p);
+/* 1 and a message naming the case file, the section and key, the point and the time when
+   some boundary data computed so far was not finite (the run cannot go on) */
+int bnd_data_failed(const bnd_data *d, char *err, size_t errlen);
 /* Before step 1: the initial data (u0, v0, p0 at the nodes, [n] each), the boundary data
    at t = 0 and the exact solution at t = 0 (and at the start's earlier times) must be
    finite. 1 and a message naming the case file, the section and key and the first bad
-   point otherwise. Collective (the ranks agree). */
+   point otherwise. Every rank evaluates the whole mesh: the same answer everywhere. */
 int check_input_data(const insdg_case *c, const insdg_mesh *m, bnd_data *d, const double *u0, const double *v0,
                      const double *p0, size_t n, char *err, size_t errlen);
 
