@@ -283,7 +283,7 @@ static const char *section_keys(const char *section)
       "name mesh order refine output", NULL, "nu", "dt final_time order substeps start",
       "tolerance max_iterations preconditioner projection min_iterations",
       "tolerance max_iterations preconditioner projection min_iterations pmg_degrees", "u v p", "u v p",
-      "interval checkpoint_interval_steps checkpoint_interval_seconds forces"};
+      "interval checkpoint_interval_steps checkpoint_interval_seconds checkpoints_kept forces"};
   for (int i = 0; i < NPLAIN_SECTIONS; i++)
     if (strcmp(section, plain_sections[i]) == 0) return keys[i];
   return "type u v p";   /* boundary.NAME */
@@ -993,11 +993,13 @@ static int read_forces(parse_state *st, insdg_case *c)
 
 static int read_output(parse_state *st, insdg_case *c)
 {
+  c->checkpoints_kept = INSDG_CASE_DEFAULT_CHECKPOINTS_KEPT;
   if (get_real(st, c, "output", "interval", 0, REAL_NONNEGATIVE, &c->output_interval) ||
       get_int(st, "output", "checkpoint_interval_steps", 0, 0, INT_MAX,
               &c->checkpoint_interval_steps) ||
       get_real(st, c, "output", "checkpoint_interval_seconds", 0, REAL_NONNEGATIVE,
                &c->checkpoint_interval_seconds) ||
+      get_int(st, "output", "checkpoints_kept", 0, 1, 1000000, &c->checkpoints_kept) ||
       read_forces(st, c))
     return -1;
   return 0;
@@ -1129,9 +1131,9 @@ void insdg_case_print(const insdg_case *c, FILE *f)
 {
   fprintf(f, "case %s (%s)\n", c->name, c->path);
   fprintf(f, "mesh: %s, order N = %d\n", c->mesh, c->order);
-  fprintf(f, "output: %s, every %g (0: final only), checkpoints every %d steps / %g s\n",
+  fprintf(f, "output: %s, every %g (0: final only), checkpoints every %d steps / %g s, %d kept\n",
           c->output, c->output_interval, c->checkpoint_interval_steps,
-          c->checkpoint_interval_seconds);
+          c->checkpoint_interval_seconds, c->checkpoints_kept);
   for (int i = 0; i < c->nconstants; i++)
     fprintf(f, "constant %s = %.17g\n", c->constants[i].name, c->constants[i].value);
   fprintf(f, "nu = %.17g\n", c->nu);

@@ -27,6 +27,7 @@
 
 #define INSDG_CASE_PATH_LEN 4096   /* bytes of a resolved path, with its NUL */
 #define INSDG_CASE_NAME_LEN 128    /* bytes of a name (case, boundary, constant), with NUL */
+#define INSDG_CASE_DEFAULT_CHECKPOINTS_KEPT 3   /* [output] checkpoints_kept */
 #define INSDG_CASE_MAX_FORCES 16   /* boundaries listed in [output] forces */
 #define INSDG_CASE_MAX_PMG 16      /* degrees listed in [pressure_solver] pmg_degrees */
 #define INSDG_CASE_MAX_PROJECTION 8      /* [*_solver] projection: at most this window (projection.h) */
@@ -146,6 +147,8 @@ typedef struct insdg_case {
   double output_interval;           /* simulated time between field files; 0: final only */
   int checkpoint_interval_steps;    /* 0: none (a checkpoint is still written on signals) */
   double checkpoint_interval_seconds;  /* wall-clock seconds; 0: none */
+  int checkpoints_kept;             /* the newest this many checkpoints stay; older ones are deleted
+                                       once a newer one is complete (>= 1) */
   int nforces;
   char forces[INSDG_CASE_MAX_FORCES][INSDG_CASE_NAME_LEN];  /* boundary names, each with a
                                                                 [boundary.NAME] section */

@@ -131,9 +131,12 @@ fail:
     agree(T, s != NC_NOERR, err, errlen);
   }
 done:
-  if (ncid >= 0) {
+  if (ncid >= 0 && err[0]) {
+    nc_abort(ncid);   /* a failed file: let go of it without flushing (nc_close would try, and fail
+                         again, leaving HDF5 an open file that crashes MPI_Finalize) */
+  } else if (ncid >= 0) {
     s = nc_close(ncid);
-    if (!err[0] && s != NC_NOERR) snprintf(err, errlen, "%s: %s (closing)", path, nc_strerror(s));
+    if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (closing)", path, nc_strerror(s));
   }
   int status = agree(T, err[0] != 0, err, errlen);
   if (!status) {   /* complete: under the final name */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "run_internal.h"
@@ -38,7 +39,7 @@ static int reference_scales(const insdg_case *c, double *U, double *D)
   return found == 3 && *U != 0 && *D != 0;
 }
 
-void csv_header(FILE *f, const insdg_case *c)
+int csv_header(FILE *f, const insdg_case *c)
 {
   double U = 0, D = 0;
   fprintf(f, "step,time,dt,iterations_u,iterations_v,iterations_p,converged,kinetic_energy,max_div_u,cfl");
@@ -46,10 +47,10 @@ void csv_header(FILE *f, const insdg_case *c)
   if (reference_scales(c, &U, &D))
     for (int k = 0; k < c->nforces; ++k) csv_name(f, "cd_", c->forces[k]), csv_name(f, "cl_", c->forces[k]);
   fprintf(f, "\n");
-  fflush(f);
+  return fflush(f) != 0 || ferror(f);
 }
 
-void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d)
+int csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d)
 {
   double U = 0, D = 0;
   fprintf(f, "%d,%.10g,%.10g,%d,%d,%d,%d,%.10e,%.6e,%.6e", step, t, c->dt, st->vel_iterations[0],
@@ -59,7 +60,32 @@ void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_s
     for (int k = 0; k < c->nforces; ++k)
       fprintf(f, ",%.10e,%.10e", 2 * d->force[k][0] / (U * U * D), 2 * d->force[k][1] / (U * U * D));
   fprintf(f, "\n");
-  fflush(f);   /* readable while the run goes on */
+  return fflush(f) != 0 || ferror(f);   /* flushed: readable while the run goes on */
+}
+
+int check_space(int rank, const char *dir, const char *path, double bytes, char *err, size_t errlen)
+{
+  struct statvfs fs;
+  int short_of_space = 0;
+  if (rank == 0 && statvfs(dir, &fs) == 0) {
+    const double free_bytes = (double)fs.f_bavail * fs.f_frsize;
+    short_of_space = free_bytes < bytes;
+    if (short_of_space)
+      snprintf(err, errlen, "%.300s: not written: it needs about %.3g MB and the file system of %.200s has %.3g MB free",
+               path, bytes / 1e6, dir, free_bytes / 1e6);
+  }
+  return run_agree(short_of_space, err, errlen);
+}
+
+void io_failure_hint(const char *dir, char *hint, size_t len)
+{
+  struct statvfs fs;
+  hint[0] = 0;
+  if (statvfs(dir, &fs) == 0 && (unsigned long long)fs.f_bavail * fs.f_frsize < (1ULL << 20))
+    snprintf(hint, len, "; the file system of %.200s is full (%llu bytes free)", dir,
+             (unsigned long long)fs.f_bavail * fs.f_frsize);
+  else if (access(dir, W_OK) != 0)
+    snprintf(hint, len, "; %.200s is not writable: %s", dir, strerror(errno));
 }
 
 static void json_string(FILE *f, const char *s)
@@ -279,7 +305,8 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"setup_rss_mib_per_rank\": [");
   for (int i = 0; i < r->size; ++i) fprintf(f, "%s", i ? ", " : ""), json_number(f, r->setup_rss_mib[i]);
   fprintf(f, "]");
-  fprintf(f, ",\n  \"checkpoints\": {\"written\": %d, \"write_seconds\": ", r->checkpoints);
+  fprintf(f, ",\n  \"checkpoints\": {\"written\": %d, \"deleted_older\": %d, \"write_seconds\": ", r->checkpoints,
+          r->checkpoints_pruned);
   json_number(f, r->checkpoint_seconds);
   fprintf(f, ", \"restart_read_seconds\": "), json_number(f, r->restart_seconds);
   fprintf(f, "}");
@@ -302,7 +329,10 @@ int write_summary(const run_state *r, char *err, size_t errlen)
   json_body(f, r, MPI_Wtime() - r->wall_start);
   const int bad = ferror(f) | (fclose(f) != 0);
   if (bad || rename(tmp, path)) {
-    snprintf(err, errlen, "%.300s: cannot write: %s", path, strerror(errno));
+    char hint[300];
+    const int why = errno;
+    io_failure_hint(r->s->outdir, hint, sizeof hint);
+    snprintf(err, errlen, "%.300s: cannot write: %s%s", path, strerror(why), hint);
     remove(tmp);
     return 1;
   }
@@ -389,7 +419,9 @@ void print_end(const run_state *r)
   for (int k = 0; k < NERR && c->has_exact; ++k)
     if (r->errors.have[k])
       printf("  L2 error of %s: %.6e (relative %.6e)\n", name[k], r->errors.absolute[k], r->errors.relative[k]);
-  printf("  wrote %d field file(s), diagnostics.csv and summary.json in %s\n", r->files, r->s->outdir);
+  printf("  wrote %d field file(s)%s%s in %s%s\n", r->files, r->csv_failed ? "" : ", diagnostics.csv",
+         r->summary_written ? " and summary.json" : "", r->s->outdir,
+         r->summary_written ? "" : " (summary.json could NOT be written)");
   fflush(stdout);
 }
 

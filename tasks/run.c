@@ -240,9 +240,17 @@ static void output_fields(run_state *r, solver *sv, progress *pg)
 {
   char err[INSDG_ERRMSG_LEN];
   const double t0 = MPI_Wtime();
-  if (write_fields(sv->ob, r->s->outdir, r->steps, r->t, err, sizeof err)) {
+  char path[INSDG_CASE_PATH_LEN + 32];
+  snprintf(path, sizeof path, "%s/fields_%06d.nc", r->s->outdir, r->steps);
+  const insdg_mesh *m = r->s->L->mesh;   /* u, v, p, vorticity, coordinates, connectivity */
+  if (check_space(r->rank, r->s->outdir, path, 8.0 * m->K * m->ref->Np * 7 + (1 << 16), err, sizeof err)) {
     r->output_failed = 1;
     if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s\n", err);
+  } else if (write_fields(sv->ob, r->s->outdir, r->steps, r->t, err, sizeof err)) {
+    r->output_failed = 1;
+    char hint[300];
+    io_failure_hint(r->s->outdir, hint, sizeof hint);
+    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s%s\n", err, hint);
   } else {
     r->files++;
   }
@@ -272,7 +280,14 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   const int bad_data = bnd_data_failed(sv->bd, why, sizeof why);   /* the same on every rank */
   r->finite = isfinite(d.kinetic_energy) && !bad_data;
   r->diverged = r->finite && d.speed_scale > 0 && d.max_speed > DIVERGED_FACTOR * d.speed_scale;
-  if (r->rank == 0) csv_row(r->s->csv, c, r->steps, r->t, &st, &d);
+  if (r->rank == 0 && !r->csv_failed && csv_row(r->s->csv, c, r->steps, r->t, &st, &d)) {
+    char hint[300];
+    const int why = errno;
+    io_failure_hint(r->s->outdir, hint, sizeof hint);
+    end_progress_line(pg);
+    fprintf(stderr, "insdg: error: %s: cannot write step %d's row: %s%s\n", r->s->csv_path, r->steps, strerror(why), hint);
+    r->csv_failed = 1;   /* every rank stops after this step (checkpoint_decision) */
+  }
   r->stage[STAGE_DIAGNOSTICS] += MPI_Wtime() - t0;
   if (r->rank == 0) show_progress(pg, r, &st, &d);
   if (r->rank == 0 && (failed || solution_broke(r))) end_progress_line(pg);
@@ -353,6 +368,7 @@ static int finish(run_state *r, solver *sv)
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = INSDG_EXIT_OUTPUT;
+    else r->summary_written = 1;
     print_end(r);
     free(r->rss_mib), free(r->setup_rss_mib);
   }
@@ -381,7 +397,17 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   }
   r.s = &s, r.workers = insdg_runtime_workers(), r.cuda_workers = insdg_runtime_cuda_workers(), r.pure_neumann = !insdg_case_has_outflow(s.c);
   if (r.rank == 0) warn_unsupported(s.c), print_start(&r);
-  if (r.rank == 0 && !s.csv_continue) csv_header(s.csv, s.c);
+  if (r.rank == 0) remove_leftovers(s.outdir);
+  if (r.rank == 0 && !s.csv_continue && csv_header(s.csv, s.c)) {   /* the header fits, or nothing runs */
+    fprintf(stderr, "insdg: error: %s: cannot write: %s\n", s.csv_path, strerror(errno));
+    r.csv_failed = 1;
+  }
+  if (run_agree(r.csv_failed, err, sizeof err)) {
+    if (r.rank == 0) remove(s.csv_path);
+    setup_destroy(&s);
+    insdg_runtime_shutdown();
+    return INSDG_EXIT_OUTPUT;
+  }
   solver sv;
   /* bad initial data or a bad checkpoint: one message, status 2, nothing written */
   const int bad_data = solver_create(&sv, &s, r.pure_neumann, err, sizeof err);

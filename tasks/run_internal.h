@@ -153,6 +153,9 @@ typedef struct {
   insdg_runtime_counters loop_counters;
   long stage_tasks[INSDG_NSTAGES], stage_waits[INSDG_NSTAGES];
   long p_iteration_tasks;   /* of the pressure solves' iterations (the rest of the stage: per solve) */
+  int csv_failed;                  /* rank 0: a row of diagnostics.csv could not be written */
+  int summary_written;             /* rank 0: summary.json is complete on disk */
+  int checkpoints_pruned;          /* older checkpoints deleted ([output] checkpoints_kept) */
   int restarted;                   /* from a checkpoint (--restart) */
   int prior_known;                 /* rank 0, restarted: diagnostics.csv had a row for every earlier step */
   long prior_iterations[3];        /* rank 0, restarted: the iterations of those rows */
@@ -182,8 +185,16 @@ typedef struct {
 const char *status_text(const run_state *r);
 /* the exit status of each outcome (run.h, docs/user_guide.md "Exit status") */
 int exit_status(const run_state *r);
-void csv_header(FILE *f, const insdg_case *c);
-void csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d);
+/* 0, or 1 when the file could not be written (errno says why) */
+int csv_header(FILE *f, const insdg_case *c);
+int csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d);
+/* After a write into dir failed: "; <why>" when the reason can be seen from outside (the
+   file system full, the directory not writable), else "" */
+void io_failure_hint(const char *dir, char *hint, size_t len);
+/* Collective, before a file of about `bytes` is written into dir as path: 0, or 1 on every
+   rank and a message when rank 0 sees less free space (HDF5 cannot recover from a full disk
+   in the middle of a file: it crashes later, at MPI_Finalize) */
+int check_space(int rank, const char *dir, const char *path, double bytes, char *err, size_t errlen);
 /* rank 0, after a restart at step `step`: diagnostics.csv keeps its header and its rows
    of steps <= step, and the run appends to it. prior_iterations: the u, v, p iterations of
    the rows kept; returns 1 when every step up to `step` had its row */
@@ -203,8 +214,12 @@ void report_not_converged(const run_state *r, const insdg_ins_stats *st);
 /* SIGTERM and SIGUSR1 (what Slurm sends before a time limit) from now on: checkpoint and
    stop at the end of the current step */
 void catch_stop_signals(void);
-/* every rank the same answer: a stop signal anywhere, or the checkpoint interval due */
+/* every rank the same answer: a stop signal anywhere, or the checkpoint interval due; and
+   r->output_failed when rank 0 could not write diagnostics.csv */
 void checkpoint_decision(run_state *r, int *due, int *stop);
+/* rank 0, at the start: delete what a killed run left half-written in the output
+   directory (checkpoint_*.nc.tmp, fields_*.nc.tmp, summary.json.tmp); says so */
+void remove_leftovers(const char *outdir);
 /* collective: the scheme's state as checkpoint_<step>.nc in the output directory */
 void write_checkpoint(run_state *r, solver *sv, progress *pg);
 /* collective, at set-up (before anything is written): the checkpoint at path exists and

@@ -154,6 +154,15 @@ add_test(NAME run_continue_summary COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOUR
          ${_ck}/full ${_ck}/cont 2)
 set_tests_properties(run_continue_summary PROPERTIES LABELS mpi FIXTURES_REQUIRED run_cont)
 
+# The output directory when things go wrong (issue 17): a full file system (status 6, the
+# file named, nothing claimed, no .tmp; skipped without root), half-written files of a
+# killed run removed at the start, [output] checkpoints_kept
+foreach(_io full leftovers kept)
+  add_test(NAME run_io_${_io} COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_io_failures.py
+           $<TARGET_FILE:insdg> ${_run_cases}/run_taylor_ckpt.ini ${CMAKE_CURRENT_BINARY_DIR}/out/io_${_io} ${_io})
+  set_tests_properties(run_io_${_io} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120 SKIP_RETURN_CODE 77)
+endforeach()
+
 # The case's solver options reach the time step: the short Taylor case with tight
 # tolerances and each non-default preconditioner ends equal (errors, kinetic energy,
 # divergence, forces to 1e-6 relative) to the run with the defaults. The case files are
