@@ -15,6 +15,7 @@
 
 #include "demo.h"
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ref_tri.h"
 #include "run.h"

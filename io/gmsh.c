@@ -963,25 +963,12 @@ int insdg_gmsh_read(const char *path, insdg_gmsh *out, char *err, size_t errlen)
   return 0;
 }
 
-void insdg_gmsh_free(insdg_gmsh *m)
+int insdg_mesh_read(const char *path, insdg_mesh **out, char *err, size_t errlen)
 {
-  if (!m) return;
-  free(m->x);
-  free(m->y);
-  free(m->tri);
-  free(m->tri_tag);
-  free(m->tri_entity);
-  free(m->tri_line);
-  free(m->line);
-  free(m->line_phys);
-  free(m->line_line);
-  free(m->phys);
-  memset(m, 0, sizeof *m);
-}
-
-const char *insdg_gmsh_physical_name(const insdg_gmsh *m, int dim, int tag)
-{
-  for (int i = 0; i < m->nphys; i++)
-    if (m->phys[i].dim == dim && m->phys[i].tag == tag) return m->phys[i].name;
-  return NULL;
+  insdg_gmsh g;
+  *out = NULL;
+  if (insdg_gmsh_read(path, &g, err, errlen)) return 1;
+  const int status = insdg_mesh_from_gmsh(&g, out, err, errlen);
+  insdg_gmsh_free(&g);
+  return status;
 }

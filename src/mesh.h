@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#include "gmsh.h"
+#include "mesh_source.h"
 #include "ref_tri.h"
 
 enum { INSDG_RX, INSDG_SX, INSDG_RY, INSDG_SY, INSDG_J, INSDG_NVGEO };
@@ -59,8 +59,6 @@ typedef struct insdg_mesh {
    <line> being the later one's). */
 int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_t errlen);
 
-/* insdg_gmsh_read followed by insdg_mesh_from_gmsh. */
-int insdg_mesh_read(const char *path, insdg_mesh **out, char *err, size_t errlen);
 
 /* A rectangle [x0,x1]x[y0,y1] cut into nx*ny cells of two triangles each, with interior
    vertices moved by up to `jitter` (fraction of a cell, < 0.3) pseudo-randomly (seed),

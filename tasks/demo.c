@@ -15,6 +15,7 @@
 
 #include "dfield.h"
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ops_tasks.h"
 #include "partition.h"

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gmsh.h"
 #include "run_internal.h"
 
 /* ===================================================================== set-up ======== */

@@ -21,6 +21,7 @@
 
 #include "block.h"
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ops.h"
 #include "partition.h"

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ops_tasks.h"
 #include "partition.h"

@@ -17,6 +17,7 @@
 #include "block.h"
 #include "dfield.h"
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ops.h"
 #include "ops_tasks.h"

@@ -29,6 +29,7 @@
 #include <mpi.h>
 
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ugrid.h"
 
