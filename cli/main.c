@@ -73,6 +73,21 @@ static void usage_error(const char *what)
   insdg_die_user(msg);
 }
 
+/* an argument no option of the command took: its value missing, or not an option at all */
+static void option_error(const char *arg, int has_value)
+{
+  static const char *const known[] = {"--output", "--blocks", "--progress", "--restart", "--order"};
+  char msg[INSDG_ERRMSG_LEN];
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
+    if (!strcmp(arg, known[k]) && !has_value) {
+      snprintf(msg, sizeof msg, "option '%s' needs a value", arg);
+      usage_error(msg);
+    }
+  if (arg[0] != '-') snprintf(msg, sizeof msg, "unexpected argument '%s' (one case or mesh file, then options)", arg);
+  else snprintf(msg, sizeof msg, "unknown option '%s' for this command", arg);
+  usage_error(msg);
+}
+
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help"); }
 
 /* `insdg COMMAND ... --help` anywhere after the command: its help, status 0 */
@@ -106,9 +121,7 @@ static insdg_demo_opts parse_options(int argc, char **argv, int allow_run_option
     else if (allow_run_options && !strcmp(argv[i], "--blocks") && has_value) o.blocks = parse_int("--blocks", argv[++i], 1, 1 << 20);
     else if (allow_run_options && !strcmp(argv[i], "--output") && has_value) o.output = argv[++i];
     else {
-      char msg[INSDG_ERRMSG_LEN];
-      snprintf(msg, sizeof msg, "unknown option '%s'%s", argv[i], has_value ? "" : " or missing value");
-      usage_error(msg);
+      option_error(argv[i], has_value);
     }
   }
   return o;
@@ -144,9 +157,7 @@ static insdg_run_opts parse_run_options(int argc, char **argv)
       fclose(f);
     }
     else {
-      char msg[INSDG_ERRMSG_LEN];
-      snprintf(msg, sizeof msg, "unknown option '%s'%s", argv[i], has_value ? "" : " or missing value");
-      usage_error(msg);
+      option_error(argv[i], has_value);
     }
   }
   return o;

@@ -193,12 +193,20 @@ int insdg_checkpoint_get_header(int ncid, const char *path, insdg_checkpoint_hea
 int insdg_checkpoint_compare(const char *path, const insdg_checkpoint_header *f, const insdg_checkpoint_header *w,
                              char *err, size_t errlen)
 {
-  if (f->N != w->N || f->K != w->K || f->S != w->S || f->Ns != w->Ns || f->dt != w->dt)
-    return snprintf(err, errlen,
-                    "%s: written for N=%d, K=%d, S=%d, Ns=%d, dt=%g but this run has N=%d, K=%d, S=%d, Ns=%d, dt=%g",
-                    path, f->N, f->K, f->S, f->Ns, f->dt, w->N, w->K, w->S, w->Ns, w->dt), 1;
+  char diff[300] = "";
+  size_t used = 0;
+#define DIFFER(cond, fmt, a, b)                                                                          \
+  if ((cond) && used < sizeof diff)                                                                       \
+    used += (size_t)snprintf(diff + used, sizeof diff - used, "%s" fmt, used ? ", " : "", a, b)
+  DIFFER(f->N != w->N, "order N %d (this run: %d)", f->N, w->N);
+  DIFFER(f->K != w->K, "%d elements (this run: %d)", f->K, w->K);
+  DIFFER(f->S != w->S, "time order %d (this run: %d)", f->S, w->S);
+  DIFFER(f->Ns != w->Ns, "%d substeps (this run: %d)", f->Ns, w->Ns);
+  DIFFER(f->dt != w->dt, "dt = %.15g (this run: %.15g)", f->dt, w->dt);
+#undef DIFFER
+  if (used) return snprintf(err, errlen, "%s: written for %s", path, diff), 1;
   if (f->nu != w->nu)
-    return snprintf(err, errlen, "%s: written for nu = %.17g, this run has nu = %.17g", path, f->nu, w->nu), 1;
+    return snprintf(err, errlen, "%s: written for nu = %.15g (this run: %.15g)", path, f->nu, w->nu), 1;
   if (strcmp(f->boundaries, w->boundaries))
     return snprintf(err, errlen, "%s: written for the boundaries %.150s, this run has %.150s", path, f->boundaries,
                     w->boundaries), 1;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* ---- growable arrays ------------------------------------------------------------ */
@@ -939,9 +940,14 @@ int insdg_gmsh_read(const char *path, insdg_gmsh *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   if (err && errlen) err[0] = '\0';
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot read the mesh: not a regular file (a directory?)", path);
+    return -1;
+  }
   FILE *file = fopen(path, "r");
   if (!file) {
-    if (err && errlen) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open the mesh file: %s", path, strerror(errno));
     return -1;
   }
   reader r;

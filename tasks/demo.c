@@ -165,7 +165,8 @@ int insdg_demo_run(int *argc, char ***argv, const insdg_demo_opts *o)
   int status = 0;
   if (o->output) {
     status = write_output(o, L, f, err, sizeof err);
-    if (rank == 0) printf(status ? "insdg: error: %s\n" : "  wrote %s\n", status ? err : o->output);
+    if (rank == 0 && status) fprintf(stderr, "insdg: error: %s\n", err);
+    if (rank == 0 && !status) printf("  wrote %s\n", o->output);
   }
   for (int k = 0; k < NFIELDS; ++k) insdg_dfield_destroy(f[k]);
   free(host), free(gp), free(gu), free(gv), free(bc);
