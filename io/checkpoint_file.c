@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "ref_tri.h"
@@ -78,36 +81,86 @@ int insdg_checkpoint_put_header(int ncid, const insdg_checkpoint_header *h)
   return s;
 }
 
-int insdg_checkpoint_open(const char *path, int *ncid, char *err, size_t errlen)
+/* what can be checked without the NetCDF library: a regular, non-empty NetCDF-4 (HDF5) file */
+static int file_checks(const char *path, long long *size, char *err, size_t errlen)
 {
   struct stat st;
-  *ncid = -1;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errlen, "%s: cannot open the checkpoint: %s", path, strerror(errno));
-    return 1;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "%s: not a checkpoint file (a directory or a device)", path);
-    return 1;
-  }
+  if (stat(path, &st) != 0)
+    return snprintf(err, errlen, "%s: cannot open the checkpoint: %s", path, strerror(errno)), 1;
+  if (!S_ISREG(st.st_mode)) return snprintf(err, errlen, "%s: not a checkpoint file (a directory or a device)", path), 1;
+  *size = (long long)st.st_size;
   FILE *f = fopen(path, "rb");
   unsigned char magic[8] = {0};
   const size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
   if (f) fclose(f);
-  if (got < 8 || memcmp(magic, "\x89HDF\r\n\x1a\n", 8) != 0) {
-    snprintf(err, errlen, "%s: not a checkpoint: %s", path,
-             got == 0                                   ? "the file is empty"
-             : got >= 3 && !memcmp(magic, "CDF", 3)     ? "a classic NetCDF file, and checkpoints are NetCDF-4"
-                                                        : "not a NetCDF-4 (HDF5) file (damaged, or another kind of file)");
-    return 1;
-  }
+  if (got < 8 || memcmp(magic, "\x89HDF\r\n\x1a\n", 8) != 0)
+    return snprintf(err, errlen, "%s: not a checkpoint: %s", path,
+                    got == 0                               ? "the file is empty"
+                    : got >= 3 && !memcmp(magic, "CDF", 3) ? "a classic NetCDF file, and checkpoints are NetCDF-4"
+                                                           : "not a NetCDF-4 (HDF5) file (damaged, or another kind of file)"),
+           1;
+  return 0;
+}
+
+static int unreadable(const char *path, long long size, const char *why, char *err, size_t errlen)
+{
+  return snprintf(err, errlen, "%s: the checkpoint cannot be read: it is truncated or damaged (%lld bytes; %s)", path,
+                  size, why), 1;
+}
+
+int insdg_checkpoint_open(const char *path, int *ncid, char *err, size_t errlen)
+{
+  long long size;
+  *ncid = -1;
+  if (file_checks(path, &size, err, errlen)) return 1;
   const int s = nc_open(path, NC_NOWRITE, ncid);
   if (s != NC_NOERR) {
     *ncid = -1;
-    snprintf(err, errlen, "%s: the checkpoint cannot be read: it is truncated or damaged (%lld bytes; %s)",
-             path, (long long)st.st_size, nc_strerror(s));
-    return 1;
+    return unreadable(path, size, nc_strerror(s), err, errlen);
   }
+  return 0;
+}
+
+/* every variable's shape and every attribute's type and length, as a reader asks for them */
+static int walk_metadata(int ncid)
+{
+  int nvars, natts, ndims, dims[NC_MAX_VAR_DIMS];
+  char name[NC_MAX_NAME + 1];
+  nc_type type;
+  size_t len;
+  if (nc_inq(ncid, &ndims, &nvars, &natts, NULL) != NC_NOERR) return 1;
+  for (int a = 0; a < natts; ++a)
+    if (nc_inq_attname(ncid, NC_GLOBAL, a, name) != NC_NOERR || nc_inq_att(ncid, NC_GLOBAL, name, &type, &len) != NC_NOERR)
+      return 1;
+  for (int v = 0; v < nvars; ++v) {
+    int nd, na;
+    if (nc_inq_var(ncid, v, name, &type, &nd, NULL, &na) != NC_NOERR || nd > NC_MAX_VAR_DIMS ||
+        nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
+      return 1;
+    for (int d = 0; d < nd; ++d)
+      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return 1;
+  }
+  return 0;
+}
+
+int insdg_checkpoint_probe(const char *path, char *err, size_t errlen)
+{
+  long long size;
+  if (file_checks(path, &size, err, errlen)) return 1;
+  fflush(NULL);
+  const pid_t child = fork();
+  if (child == 0) {   /* the child: default signal actions (not MPI's handlers), no atexit handlers */
+    signal(SIGSEGV, SIG_DFL), signal(SIGBUS, SIG_DFL), signal(SIGABRT, SIG_DFL), signal(SIGFPE, SIG_DFL);
+    int ncid;
+    if (nc_open(path, NC_NOWRITE, &ncid) != NC_NOERR) _exit(2);
+    _exit(walk_metadata(ncid) ? 3 : 0);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child) return 0;   /* no probe possible: the reader checks */
+  if (WIFSIGNALED(status))
+    return unreadable(path, size, "the NetCDF/HDF5 library crashes reading it", err, errlen);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return unreadable(path, size, "NetCDF cannot open it", err, errlen);
+  if (WIFEXITED(status) && WEXITSTATUS(status)) return unreadable(path, size, "its structure cannot be read", err, errlen);
   return 0;
 }
 
@@ -131,12 +184,18 @@ int insdg_checkpoint_get_header(int ncid, const char *path, insdg_checkpoint_hea
 {
   memset(h, 0, sizeof *h);
   int format = 0, var;
-  if (nc_get_att_int(ncid, NC_GLOBAL, "insdg_checkpoint_format", &format) != NC_NOERR) {
-    int steps;
+  nc_type type;
+  size_t len;
+  /* every attribute's type and length are checked before it is read into a variable */
+  const int has_format = nc_inq_att(ncid, NC_GLOBAL, "insdg_checkpoint_format", &type, &len) == NC_NOERR;
+  if (has_format && (type != NC_INT || len != 1))
+    return snprintf(err, errlen, "%s: damaged checkpoint: the attribute insdg_checkpoint_format has the wrong type or "
+                    "length", path), 1;
+  if (!has_format || nc_get_att_int(ncid, NC_GLOBAL, "insdg_checkpoint_format", &format) != NC_NOERR) {
     if (nc_inq_varid(ncid, "mesh2d", &var) == NC_NOERR)
       snprintf(err, errlen, "%s: this is a field file (fields_<step>.nc), not a checkpoint: restart from a "
                "checkpoint_<step>.nc of the output directory", path);
-    else if (nc_get_att_int(ncid, NC_GLOBAL, "steps", &steps) == NC_NOERR)
+    else if (nc_inq_att(ncid, NC_GLOBAL, "steps", &type, &len) == NC_NOERR)
       snprintf(err, errlen, "%s: a checkpoint written before 2026-11-26 (no checksums): it cannot be verified, "
                "and insdg no longer reads it", path);
     else
@@ -240,6 +299,22 @@ static int state_variables(int ncid, const char *path, size_t nnodes, int *vars,
   return 0;
 }
 
+int insdg_checkpoint_var(int ncid, const char *path, const char *name, int type, size_t len, int *varid, char *err,
+                         size_t errlen)
+{
+  int ndims, dim;
+  nc_type t;
+  size_t n;
+  if (nc_inq_varid(ncid, name, varid) != NC_NOERR)
+    return snprintf(err, errlen, "%s: damaged checkpoint: the variable %s is missing", path, name), 1;
+  if (nc_inq_varndims(ncid, *varid, &ndims) != NC_NOERR || ndims != 1 || nc_inq_vartype(ncid, *varid, &t) != NC_NOERR ||
+      t != type || nc_inq_vardimid(ncid, *varid, &dim) != NC_NOERR || nc_inq_dimlen(ncid, dim, &n) != NC_NOERR)
+    return snprintf(err, errlen, "%s: damaged checkpoint: the variable %s has the wrong type or shape", path, name), 1;
+  if (n != len)
+    return snprintf(err, errlen, "%s: damaged checkpoint: %s has %zu values, %zu expected", path, name, n, len), 1;
+  return 0;
+}
+
 int insdg_checkpoint_inspect(const char *path, insdg_checkpoint_header *h, char *err, size_t errlen)
 {
   int ncid, vars[64], nvars = 0, evar, cvar, status = 1;
@@ -247,10 +322,9 @@ int insdg_checkpoint_inspect(const char *path, insdg_checkpoint_header *h, char 
   if (insdg_checkpoint_get_header(ncid, path, h, err, errlen)) goto done;
   const int Np = (h->N + 1) * (h->N + 2) / 2, K = h->K;
   if (state_variables(ncid, path, (size_t)K * Np, vars, &nvars, err, errlen)) goto done;
-  if (nc_inq_varid(ncid, "element_original", &evar) != NC_NOERR || nc_inq_varid(ncid, "element_checksum", &cvar) != NC_NOERR) {
-    snprintf(err, errlen, "%s: damaged checkpoint: element_original or element_checksum is missing", path);
+  if (insdg_checkpoint_var(ncid, path, "element_original", NC_INT, (size_t)K, &evar, err, errlen) ||
+      insdg_checkpoint_var(ncid, path, "element_checksum", NC_UINT64, (size_t)K, &cvar, err, errlen))
     goto done;
-  }
   enum { CH = 1024 };
   double *val = insdg_malloc(sizeof(double) * CH * (size_t)Np);
   int orig[CH];

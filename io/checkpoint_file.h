@@ -66,6 +66,13 @@ int insdg_checkpoint_put_header(int ncid, const insdg_checkpoint_header *h);
    with a message in words: no such file, not a NetCDF-4 file, truncated or damaged. */
 int insdg_checkpoint_open(const char *path, int *ncid, char *err, size_t errlen);
 
+/* Open path and walk its metadata (every variable, dimension and attribute) in a child
+   process: 0, or 1 and a message when the NetCDF/HDF5 libraries crash on it (HDF5 1.10
+   dies with SIGSEGV on some damaged files, before insdg could check anything), or when the
+   file cannot be opened at all (insdg_checkpoint_open's message). Not for an MPI process
+   in the middle of MPI calls on other threads; insdg calls it on rank 0 at set-up. */
+int insdg_checkpoint_probe(const char *path, char *err, size_t errlen);
+
 /* Read and check the header of an open checkpoint: the format, a field file or another
    NetCDF file given instead, the header checksum. 0, or 1 with a message naming path. */
 int insdg_checkpoint_get_header(int ncid, const char *path, insdg_checkpoint_header *h, char *err, size_t errlen);
@@ -74,6 +81,11 @@ int insdg_checkpoint_get_header(int ncid, const char *path, insdg_checkpoint_hea
    saying what differs. */
 int insdg_checkpoint_compare(const char *path, const insdg_checkpoint_header *file, const insdg_checkpoint_header *want,
                              char *err, size_t errlen);
+
+/* Variable name of the open file: one-dimensional, of NetCDF type `type` (an nc_type) and
+   length len; its id, or 1 and a message ("damaged checkpoint: ...") */
+int insdg_checkpoint_var(int ncid, const char *path, const char *name, int type, size_t len, int *varid, char *err,
+                         size_t errlen);
 
 /* A whole file checked without a run (serial; no StarPU): the header and every element's
    checksum. 0 and the header, or 1 and a message. For `insdg_fuzz_checkpoint` and tools. */

@@ -154,7 +154,7 @@ int insdg_checkpoint_check_header(const char *path, const insdg_layout *L, const
 {
   insdg_checkpoint_header h, mine;
   int ncid;
-  if (insdg_checkpoint_open(path, &ncid, err, errlen)) return 1;
+  if (insdg_checkpoint_probe(path, err, errlen) || insdg_checkpoint_open(path, &ncid, err, errlen)) return 1;
   int bad = insdg_checkpoint_get_header(ncid, path, &h, err, errlen);
   nc_close(ncid);
   if (bad) return 1;
@@ -208,7 +208,6 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   unsigned long long *want = insdg_malloc(sizeof *want * CHUNK);
   uint64_t *sum = insdg_malloc(sizeof *sum * CHUNK);
   int ncid = -1, var[INSDG_INS_MAX_STATE], evar = -1, cvar = -1, found = 0;
-  size_t len;
   err[0] = 0;
   insdg_checkpoint_header h, mine_h;
   if (insdg_checkpoint_open(path, &ncid, err, errlen) || insdg_checkpoint_get_header(ncid, path, &h, err, errlen))
@@ -218,20 +217,11 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   insdg_ins_restore_projection(ins, h.projection, h.projection_lambda);
   nf = insdg_ins_state(ins, fields, names);
   for (int k = 0; k < nf; ++k) local[k] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
-  for (int k = 0; k < nf; ++k) {
-    int dim;
-    NC_READ(nc_inq_varid(ncid, names[k], &var[k]), names[k]);
-    NC_READ(nc_inq_vardimid(ncid, var[k], &dim), names[k]);
-    NC_READ(nc_inq_dimlen(ncid, dim, &len), names[k]);
-    if (len != (size_t)K * Np) {
-      snprintf(err, errlen, "%s: %s has %zu values, the mesh needs %zu", path, names[k], len, (size_t)K * Np);
-      goto fail;
-    }
-  }
-  if (nc_inq_varid(ncid, ELEM_VAR, &evar) != NC_NOERR || nc_inq_varid(ncid, SUM_VAR, &cvar) != NC_NOERR) {
-    snprintf(err, errlen, "%s: damaged checkpoint: no variable %s or %s", path, ELEM_VAR, SUM_VAR);
+  for (int k = 0; k < nf; ++k)
+    if (insdg_checkpoint_var(ncid, path, names[k], NC_DOUBLE, (size_t)K * Np, &var[k], err, errlen)) goto fail;
+  if (insdg_checkpoint_var(ncid, path, ELEM_VAR, NC_INT, (size_t)K, &evar, err, errlen) ||
+      insdg_checkpoint_var(ncid, path, SUM_VAR, NC_UINT64, (size_t)K, &cvar, err, errlen))
     goto fail;
-  }
   /* The file's elements in chunks: keep those of this rank. With the writer's partition,
      only this rank's own slab matches, and only that is read. */
   for (int p0 = 0; p0 < K; p0 += CHUNK) {

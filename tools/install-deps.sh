@@ -12,8 +12,9 @@ packages=(
   libnetcdf-dev libnetcdf-mpi-dev netcdf-bin libinih-dev libmuparser-dev   # I/O: parallel NetCDF, case files
   hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
   libhypre-dev                          # hypre BoomerAMG for the solver comparison
-  python3-numpy python3-matplotlib python3-netcdf4                     # tools/ plots
+  python3-numpy python3-matplotlib python3-netcdf4 python3-xarray      # tools/ plots; xarray: the CF check of tests/check_ugrid.py
   xz-utils mawk dpkg-dev patch          # GPU bundle (tools/gpu-bundle.sh, tests/bundle_chroot.sh), StarPU source
+  clang libclang-rt-14-dev              # libFuzzer targets of the input readers (tests/fuzz)
 )
 [ "${1:-}" = "--slurm" ] && packages+=(slurmctld slurmd slurm-client munge)
 missing=()
