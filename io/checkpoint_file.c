@@ -143,6 +143,8 @@ static int walk_metadata(int ncid)
   return 0;
 }
 
+void (*insdg_checkpoint_probe_child)(void) = NULL;
+
 int insdg_checkpoint_probe(const char *path, char *err, size_t errlen)
 {
   long long size;
@@ -151,6 +153,7 @@ int insdg_checkpoint_probe(const char *path, char *err, size_t errlen)
   const pid_t child = fork();
   if (child == 0) {   /* the child: default signal actions (not MPI's handlers), no atexit handlers */
     signal(SIGSEGV, SIG_DFL), signal(SIGBUS, SIG_DFL), signal(SIGABRT, SIG_DFL), signal(SIGFPE, SIG_DFL);
+    if (insdg_checkpoint_probe_child) insdg_checkpoint_probe_child();
     int ncid;
     if (nc_open(path, NC_NOWRITE, &ncid) != NC_NOERR) _exit(2);
     _exit(walk_metadata(ncid) ? 3 : 0);

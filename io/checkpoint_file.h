@@ -72,6 +72,9 @@ int insdg_checkpoint_open(const char *path, int *ncid, char *err, size_t errlen)
    file cannot be opened at all (insdg_checkpoint_open's message). Not for an MPI process
    in the middle of MPI calls on other threads; insdg calls it on rank 0 at set-up. */
 int insdg_checkpoint_probe(const char *path, char *err, size_t errlen);
+/* Called first in the probe's child when set (NULL by default): the fuzzer sets it to make
+   a sanitizer report inside HDF5 end the child like a crash, instead of as a finding. */
+extern void (*insdg_checkpoint_probe_child)(void);
 
 /* Read and check the header of an open checkpoint: the format, a field file or another
    NetCDF file given instead, the header checksum. 0, or 1 with a message naming path. */

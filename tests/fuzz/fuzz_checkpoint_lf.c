@@ -44,9 +44,23 @@
 
 static const char *nc_path;
 
+#ifdef INSDG_HAVE_CHECKPOINT_INSPECT
+#include <sanitizer/common_interface_defs.h>
+#include <unistd.h>
+/* In the probe's child (io/checkpoint_file.c): a sanitizer report there is a memory error
+   inside HDF5 1.10.8 on a damaged file (README.md, "Findings"), which the probe exists to
+   contain; the child then ends as a crashed probe does, and the input counts as refused.
+   Reports in this process (our code, or HDF5 after the probe passed) stay findings. */
+static void child_died(void) { _exit(3); }
+static void probe_child(void) { __sanitizer_set_death_callback(child_died); }
+#endif
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
   (void)argc, (void)argv;
+#ifdef INSDG_HAVE_CHECKPOINT_INSPECT
+  insdg_checkpoint_probe_child = probe_child;
+#endif
   fuzz_scratch("fuzz_checkpoint");
   nc_path = fuzz_path("input.nc");
   return 0;
@@ -61,7 +75,9 @@ static void check_file(size_t size)
   memset(err, 'X', sizeof err);
   insdg_checkpoint_header h;
   memset(&h, 0, sizeof h);
-  if (insdg_checkpoint_inspect(nc_path, &h, err, errlen) != 0) {
+  /* what a restart does (tasks/checkpoint.c): the metadata probed in a child process (HDF5
+     1.10 crashes on some damaged files), then the whole file checked here */
+  if (insdg_checkpoint_probe(nc_path, err, errlen) != 0 || insdg_checkpoint_inspect(nc_path, &h, err, errlen) != 0) {
     fuzz_check_message(err, errlen, errlen == INSDG_ERRMSG_LEN, nc_path);
     FUZZ_REQUIRE(err[0] != '\0' || errlen == 1, "empty message");
     return;
