@@ -3,9 +3,10 @@
 # (default 60) of wall time, one after the other, from a scratch copy of its committed seeds.
 #
 #   BUILD_DIR  the clang build with -DINSDG_FUZZ=ON (default build-fuzz; README.md)
-#   FUZZ_TARGETS="gmsh case checkpoint_nc checkpoint"   which targets (the default: all;
-#              checkpoint, the raw-bytes one, goes through the child-process probe that
-#              catches HDF5 1.10.8's own crashes, README.md "Findings")
+#   FUZZ_TARGETS="gmsh case checkpoint_nc"   which targets (the default). checkpoint, the
+#              raw-bytes one, is left out: after a few hundred damaged files in one
+#              process, HDF5 1.10.8's own state is corrupted and it crashes on inputs that
+#              pass alone (README.md, "Findings"); name it to run it.
 #   FUZZ_SCRATCH=DIR   where corpora, logs, crash files and the readers' temporary files go
 #                      (default a new directory under ${TMPDIR:-/tmp}; kept at the end)
 #   FUZZ_JOBS=N        libFuzzer -fork=N: N processes per target (default 1; on a machine of
@@ -20,7 +21,7 @@ src=$PWD/tests/fuzz
 
 seconds=${1:-60}
 build=${2:-build-fuzz}
-targets=${FUZZ_TARGETS:-gmsh case checkpoint_nc checkpoint}
+targets=${FUZZ_TARGETS:-gmsh case checkpoint_nc}
 jobs=${FUZZ_JOBS:-1}
 case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number: $seconds" >&2; exit 2 ;; esac
 case "$jobs" in '' | *[!0-9]* | 0) echo "run.sh: FUZZ_JOBS must be a positive number: $jobs" >&2; exit 2 ;; esac
