@@ -42,7 +42,17 @@
 #include "ref_tri.h"
 #endif
 
-static const char *nc_path;
+static const char *nc_dir;
+static char nc_path[4200];
+
+/* A new file name for every input, deleted after it: when HDF5 fails to close a damaged
+   file it keeps it open, and a later nc_create of the same name would fail (seen after
+   389 inputs); a restart reads one file per process, so this is the harness's concern. */
+static void next_path(void)
+{
+  static unsigned long n = 0;
+  snprintf(nc_path, sizeof nc_path, "%s/input-%lu.nc", nc_dir, n++);
+}
 
 #ifdef INSDG_HAVE_CHECKPOINT_INSPECT
 #include <sanitizer/common_interface_defs.h>
@@ -62,7 +72,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
   insdg_checkpoint_probe_child = probe_child;
 #endif
   fuzz_scratch("fuzz_checkpoint");
-  nc_path = fuzz_path("input.nc");
+  nc_dir = fuzz_path(".");
   return 0;
 }
 
@@ -287,15 +297,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   static const char *keep = (const char *)1;   /* INSDG_FUZZ_NC_OUT=FILE: the file, kept */
   if (keep == (const char *)1) keep = getenv("INSDG_FUZZ_NC_OUT");
   if (keep) build_file(keep, data, size);
+  next_path();
   build_file(nc_path, data, size);
   check_file(size);
+  unlink(nc_path);
   return 0;
 }
 #else
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+  next_path();
   fuzz_write_file(nc_path, data, size);
   check_file(size);
+  unlink(nc_path);
   return 0;
 }
 #endif
