@@ -66,7 +66,10 @@ for t in $targets; do
       -artifact_prefix="$art/" "${extra[@]}" ${FUZZ_ARGS:-} corpus) >"$log" 2>&1 || status=$?
   grep -E '^(#[0-9]+[[:space:]]+(DONE|INITED)|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' "$log" |
     sed "s/^/  $t: /" || true
-  crashes=$(find "$art" -type f | sort)
+  # slow-unit-* files (an input over libFuzzer's -report_slow_units, 10 s) are reported, not failures
+  slow=$(find "$art" -type f -name 'slow-unit-*' | sort)
+  for u in $slow; do echo "run.sh: fuzz_${t}_lf: a slow input (over 10 s): $u" >&2; done
+  crashes=$(find "$art" -type f ! -name 'slow-unit-*' | sort)
   if [ "$status" -ne 0 ] || [ -n "$crashes" ]; then
     failed=1
     echo "run.sh: fuzz_${t}_lf FAILED (exit $status); the report:" >&2
