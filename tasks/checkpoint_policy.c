@@ -108,13 +108,9 @@ void write_checkpoint(run_state *r, solver *sv, progress *pg)
   const insdg_mesh *m = r->s->L->mesh;
   const double bytes = 8.0 * m->K * (m->ref->Np * insdg_ins_state(sv->ins, fields, names) + 2) + (1 << 16);
   if (check_space(r->rank, r->s->outdir, path, bytes, err, sizeof err)) {
-    r->output_failed = 1;
-    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s\n", err);
+    output_failure(r, pg, err, 0);
   } else if (insdg_checkpoint_write(path, &sv->T, sv->ins, &info, err, sizeof err)) {
-    r->output_failed = 1;
-    char hint[300];
-    io_failure_hint(r->s->outdir, hint, sizeof hint);
-    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s%s\n", err, hint);
+    output_failure(r, pg, err, 1);
   } else {
     r->checkpoints++;
     if (r->rank == 0) end_progress_line(pg), printf("insdg run: checkpoint %s (step %d, t = %g)\n", path, r->steps, r->t);

@@ -440,3 +440,11 @@ void report_not_converged(const run_state *r, const insdg_ins_stats *st)
           r->steps, *what ? what : "a solve ", st->vel_iterations[0], st->vel_iterations[1], st->p_iterations,
           c->velocity.max_iterations, c->pressure.max_iterations, c->velocity.tolerance, c->pressure.tolerance);
 }
+
+void output_failure(run_state *r, progress *pg, const char *err, int with_hint)
+{
+  char hint[300] = "";
+  r->output_failed = 1;
+  if (with_hint) io_failure_hint(r->s->outdir, hint, sizeof hint);
+  if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s%s\n", err, hint);
+}

@@ -245,13 +245,9 @@ static void output_fields(run_state *r, solver *sv, progress *pg)
   snprintf(path, sizeof path, "%s/fields_%06d.nc", r->s->outdir, r->steps);
   const insdg_mesh *m = r->s->L->mesh;   /* u, v, p, vorticity, coordinates, connectivity */
   if (check_space(r->rank, r->s->outdir, path, 8.0 * m->K * m->ref->Np * 7 + (1 << 16), err, sizeof err)) {
-    r->output_failed = 1;
-    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s\n", err);
+    output_failure(r, pg, err, 0);
   } else if (write_fields(sv->ob, r->s->outdir, r->steps, r->t, err, sizeof err)) {
-    r->output_failed = 1;
-    char hint[300];
-    io_failure_hint(r->s->outdir, hint, sizeof hint);
-    if (r->rank == 0) end_progress_line(pg), fprintf(stderr, "insdg: error: %s%s\n", err, hint);
+    output_failure(r, pg, err, 1);
   } else {
     r->files++;
   }

@@ -191,6 +191,9 @@ int csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_st
 /* After a write into dir failed: "; <why>" when the reason can be seen from outside (the
    file system full, the directory not writable), else "" */
 void io_failure_hint(const char *dir, char *hint, size_t len);
+/* A field file or checkpoint was not written: the run stops (output failed), rank 0 says
+   err (with io_failure_hint's reason when with_hint) */
+void output_failure(run_state *r, progress *pg, const char *err, int with_hint);
 /* Collective, before a file of about `bytes` is written into dir as path: 0, or 1 on every
    rank and a message when rank 0 sees less free space (HDF5 cannot recover from a full disk
    in the middle of a file: it crashes later, at MPI_Finalize) */
