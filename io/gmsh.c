@@ -654,7 +654,7 @@ static int finish_nodes(reader *r)
 {
   insdg_gmsh *m = r->m;
   lexer *lx = &r->lx;
-  qsort(r->keys, (size_t)m->nnodes, sizeof(node_key), cmp_key);
+  if (m->nnodes > 0) qsort(r->keys, (size_t)m->nnodes, sizeof(node_key), cmp_key);   /* keys NULL when none */
   for (int i = 1; i < m->nnodes; i++)
     if (r->keys[i].tag == r->keys[i - 1].tag)
       return fail_at(lx, r->node_line[r->keys[i].index],
