@@ -24,8 +24,12 @@
  * A table goes to stdout and, with --csv, every number to a CSV file that
  * tools/plot_gpu_roofline.py draws.
  *
- * Usage: bench_gpu [--kmin K] [--nmin N] [--nmax N] [--reps R] [--copy-mib M] [--csv FILE]
+ * Usage: bench_gpu [--kmin K] [--nmin N] [--nmax N] [--reps R] [--copy-mib M] [--csv FILE] [--sweep]
  *   --copy-mib: size of the copy that measures the device-to-device bandwidth (1024)
+ *   --sweep: also time every launch candidate (threads per block, elements per thread) of
+ *            each element kernel, rows "c<k>" (CSV column candidate = k; -1 on the other
+ *            rows): the per-N tuning of cuda/README.md "Tuning". Needs a build with
+ *            -DINSDG_GPU_TUNING=ON to see more than the tuned candidate.
  */
 #include <math.h>
 #include <stdint.h>
@@ -52,7 +56,7 @@ static void gpu_check(int rc, const char *what, int line)
 }
 #define GPU(call) gpu_check((call), #call, __LINE__)
 
-static int reps = 20;
+static int reps = 20, sweep = 0;
 static double smem_Bps = 0, copy_Bps = 0;
 static FILE *csv = NULL;
 static insdg_gpu_info dev;
@@ -127,6 +131,8 @@ static int gpu_kernel_id(int k)
     case K_DIVERGENCE_VOLUME: return INSDG_GPU_KERNEL_DIVERGENCE_VOLUME;
     case K_DIVERGENCE_SURFACE: return INSDG_GPU_KERNEL_DIVERGENCE_SURFACE;
     case K_MASS: case K_INVERSE_MASS: return INSDG_GPU_KERNEL_MASS;
+    case K_PROLONG: return INSDG_GPU_KERNEL_PMG_PROLONG;
+    case K_RESTRICT: return INSDG_GPU_KERNEL_PMG_RESTRICT;
     default: return -1;
   }
 }
@@ -258,7 +264,8 @@ static int run_kernel(void *ctx)
   }
 }
 
-static void report(bench *b, double flops, double bytes, double sbytes, double ms)
+/* cand: the launch candidate a --sweep row ran (-1: the build's per-N choice) */
+static void report(bench *b, double flops, double bytes, double sbytes, double ms, int cand)
 {
   const double t = ms * 1e-3;
   const double cms = copy_ms((size_t)(bytes / 2));
@@ -270,15 +277,19 @@ static void report(bench *b, double flops, double bytes, double sbytes, double m
   insdg_gpu_launch li = {0, 0, 0, 0};
   const int id = gpu_kernel_id(b->k);
   if (id >= 0) GPU(insdg_gpu_launch_info(id, b->N, b->v, &li));
-  printf("%2d %8d  %-20s v%d %5d %4d %2d %10.2f %9.1f %8.1f %10.1f %10.1f %9.1f %7.1f%%\n", b->N, b->K, kname[b->k],
-         b->v, li.threads, li.elements_per_block, li.elements_per_thread, 1e6 * t / b->K * 1e3, gflops, gbs,
+  char vname[16];
+  if (cand >= 0) snprintf(vname, sizeof vname, "c%d", cand);
+  else snprintf(vname, sizeof vname, "v%d", b->v);
+  printf("%2d %8d  %-20s %-3s %5d %4d %2d %10.2f %9.1f %8.1f %10.1f %10.1f %9.1f %7.1f%%\n", b->N, b->K, kname[b->k],
+         vname, li.threads, li.elements_per_block, li.elements_per_thread, 1e6 * t / b->K * 1e3, gflops, gbs,
          copy_bound, smem_bound, bound, 100 * frac);
   if (csv)
     fprintf(csv,
-            "\"%s\",%d,%d,%s,%d,%d,%d,%d,%d,%.6e,%.6e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f\n",
+            "\"%s\",%d,%d,%s,%d,%d,%d,%d,%d,%.6e,%.6e,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d\n",
             dev.name, b->N, b->K, kname[b->k], b->v, li.threads, li.elements_per_block, li.elements_per_thread,
             li.shared_bytes, t, t / b->K, gflops, gbs, copy_bound, isinf(smem_bound) ? -1.0 : smem_bound, bound, frac,
-            flops / b->K, bytes / b->K, sbytes / b->K, copy_Bps * 1e-9, smem_Bps * 1e-9, bytes / (cms * 1e-3) * 1e-9);
+            flops / b->K, bytes / b->K, sbytes / b->K, copy_Bps * 1e-9, smem_Bps * 1e-9, bytes / (cms * 1e-3) * 1e-9,
+            cand);
   fflush(stdout);
 }
 
@@ -361,8 +372,25 @@ static void bench_degree(int N, int kmin)
       const cost c = cost_of(k, v, N, Npc);
       double W = c.W * b.K, D = c.D * b.K, S = c.S * b.K;
       if (k == K_CSR) W = 2.0 * A->nnz, D = 12.0 * A->nnz + 4.0 * (A->nrows + 1) + 16.0 * A->nrows, S = 0;
-      report(&b, W, D, S, ms);
+      report(&b, W, D, S, ms, -1);
     }
+  }
+  /* --sweep: every launch candidate of each element kernel that has them (a build with
+     -DINSDG_GPU_TUNING=ON compiles them all; otherwise only the tuned one runs) */
+  for (int k = 0; sweep && k < K_COUNT; ++k) {
+    const int id = gpu_kernel_id(k);
+    if (id < 0 || ((k == K_PROLONG || k == K_RESTRICT) && N < 2)) continue;
+    const int v = k <= K_ADV_SURFACE ? INSDG_GPU_NVERSIONS - 1 : 0;
+    for (int c = 0; c < INSDG_GPU_NCANDIDATES; ++c) {
+      insdg_gpu_launch li;
+      GPU(insdg_gpu_select_candidate(id, c));
+      if (insdg_gpu_launch_info(id, N, v, &li) != INSDG_GPU_OK) continue;   /* not compiled, or too much shared */
+      b.k = k, b.v = v;
+      const double ms = median_ms(run_kernel, &b);
+      const cost co = cost_of(k, v, N, Npc);
+      report(&b, co.W * b.K, co.D * b.K, co.S * b.K, ms, c);
+    }
+    GPU(insdg_gpu_select_candidate(id, -1));
   }
   if (A) {
     GPU(insdg_gpu_free(b.row_ptr)), GPU(insdg_gpu_free(b.col)), GPU(insdg_gpu_free(b.val));
@@ -391,8 +419,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--copy-mib") && i + 1 < argc) copy_mib = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+    else if (!strcmp(argv[i], "--sweep")) sweep = 1;
     else {
-      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--copy-mib M] [--csv FILE]\n",
+      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--copy-mib M] [--csv FILE] [--sweep]\n",
               INSDG_GPU_NMAX);
       return 2;
     }
@@ -429,7 +458,7 @@ int main(int argc, char **argv)
     }
     fprintf(csv, "device,N,K,kernel,version,threads,elements_per_block,elements_per_thread,shared_bytes,seconds,"
                  "seconds_per_element,gflops,gbs,copy_bound_gflops,smem_bound_gflops,bound_gflops,fraction,"
-                 "flops_per_element,bytes_per_element,smem_bytes_per_element,copy_gbs,smem_gbs,copy_gbs_at_size\n");
+                 "flops_per_element,bytes_per_element,smem_bytes_per_element,copy_gbs,smem_gbs,copy_gbs_at_size,candidate\n");
   }
   for (int N = nmin; N <= nmax; ++N) bench_degree(N, kmin);
   if (csv) fclose(csv);

@@ -15,8 +15,9 @@
 //   1  Kernels 1+2: the eight traces (2 sides x 4 fields) staged in shared memory by
 //      one thread per face node first; loops unrolled;
 //   2  Kernel 3: several elements per block (about 256 threads);
-//   3  Kernel 4: several elements per block and P = 2 elements per thread, so that
-//      each loaded entry of the face interpolation and of L_c serves P elements.
+//   3  Kernel 4: several elements per block and P elements per thread, so that each
+//      loaded entry of the face interpolation and of L_c serves P elements; elements per
+//      block and per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
 
 #include "gpu_common.cuh"
 
@@ -39,8 +40,16 @@ struct SasConfig {
     static constexpr int NP = Dim<N>::NP, NFACE = Dim<N>::NFACE, NFCUB = Dim<N>::NFCUB;
     static constexpr int T = cmax(NFCUB, NP);
     static constexpr int G2 = (256 + T - 1) / T;
-    static constexpr int G3 = (128 + T - 1) / T, P3 = 2;
     static constexpr int SHARED = 8 * NFACE + 2 * NFCUB;  // doubles per element, versions 1..3
+};
+// version 3: the launch candidate of each degree (gpu_common.cuh)
+constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 2, 1, 2, 2, 1, 4, 5, 4, 0, 5};
+
+template <int N, int C>
+struct SasCand {
+    static constexpr int G = cand_groups(C, SasConfig<N>::T), P = CAND_P[C];
+    static constexpr size_t SHARED = sizeof(double) * SasConfig<N>::SHARED * G * P;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SasConfig<N>::T <= 1024;
 };
 
 // Trace of field k at face node n of element e: side 0 interior, side 1 exterior.
@@ -201,7 +210,12 @@ int launch(int version, const SasArgs &a, gpuStream_t s)
         return launch_status();
     case 1: return launch_blocked<N, 1, 1>(a, s);
     case 2: return launch_blocked<N, C::G2, 1>(a, s);
-    case 3: return launch_blocked<N, C::G3, C::P3>(a, s);
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_ADV_SURFACE), [&](auto c) {
+            using Q = SasCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            else return launch_blocked<N, Q::G, Q::P>(a, s);
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
 }
@@ -215,7 +229,13 @@ int info(int version, insdg_gpu_launch *out)
     case 0: set_launch(out, C::T, 1, 1, sizeof(double) * 2 * NFCUB); break;
     case 1: set_launch(out, C::T, 1, 1, sizeof(double) * C::SHARED); break;
     case 2: set_launch(out, C::G2 * C::T, C::G2, 1, sizeof(double) * C::SHARED * C::G2); break;
-    case 3: set_launch(out, C::G3 * C::T, C::G3 * C::P3, C::P3, sizeof(double) * C::SHARED * C::G3 * C::P3); break;
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_ADV_SURFACE), [&](auto c) {
+            using Q = SasCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * C::T, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
     return INSDG_GPU_OK;

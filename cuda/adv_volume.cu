@@ -11,7 +11,9 @@
 //   2  Kernel 3: several elements per block (about 256 threads);
 //   3  Kernel 5: Np threads per element (not Ncub), several elements per block; the
 //      cubature points are processed in chunks of Np, interpolation then projection
-//      per chunk, so shared memory holds Np values per field and flux only.
+//      per chunk, so shared memory holds Np values per field and flux only; P elements
+//      per thread (each loaded matrix entry serves P elements), elements per block and
+//      per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
 
 #include "gpu_common.cuh"
 
@@ -29,7 +31,6 @@ template <int N>
 struct SavConfig {
     static constexpr int NP = Dim<N>::NP, NCUB = Dim<N>::NCUB;
     static constexpr int G2 = (256 + NCUB - 1) / NCUB;
-    static constexpr int G3 = (256 + NP - 1) / NP;
     static constexpr int NCH = (NCUB + NP - 1) / NP;  // chunks of version 3
 };
 
@@ -131,38 +132,55 @@ __global__ void __launch_bounds__(G * Dim<N>::NCUB) sav_blocked(SavArgs a)
     }
 }
 
-// ---- version 3: G elements per block, Np threads each, cubature points in chunks ------
-template <int N, int G>
+// ---- version 3: G groups of Np threads, P elements per thread, cubature points in chunks --
+// Group g handles the block's elements p*G + g, p < P: each loaded entry of the
+// interpolation and projection matrices serves P elements.
+template <int N, int G, int P>
 __global__ void __launch_bounds__(G * Dim<N>::NP) sav_chunked(SavArgs a)
 {
-    constexpr int NP = Dim<N>::NP, NCUB = Dim<N>::NCUB, NCH = SavConfig<N>::NCH;
-    __shared__ double s_f[4][G][NP];
-    __shared__ double s_fl[4][G][NP];
-    const int el = threadIdx.x / NP, i = threadIdx.x - el * NP;
-    const size_t e_first = (size_t)blockIdx.x * G, e = e_first + el;
-    const bool valid = e < (size_t)a.K;
-    load_fields<NP, G, G * NP>(a, e_first, s_f);
-    double vg[NVGEO] = {0.0, 0.0, 0.0, 0.0, 0.0};
-    if (valid) {
+    constexpr int NP = Dim<N>::NP, NCUB = Dim<N>::NCUB, NCH = SavConfig<N>::NCH, NE = G * P;
+    __shared__ double s_f[4][NE][NP];
+    __shared__ double s_fl[4][NE][NP];
+    const int g = threadIdx.x / NP, i = threadIdx.x - g * NP;
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    load_fields<NP, NE, G * NP>(a, e_first, s_f);
+    double vg[P][NVGEO];
+    bool valid[P];
 #pragma unroll
-        for (int k = 0; k < NVGEO; ++k) vg[k] = a.vgeo[e * NVGEO + k];
+    for (int p = 0; p < P; ++p) {
+        const size_t e = e_first + p * G + g;
+        valid[p] = e < (size_t)a.K;
+#pragma unroll
+        for (int k = 0; k < NVGEO; ++k) vg[p][k] = valid[p] ? a.vgeo[e * NVGEO + k] : 0.0;
     }
     __syncthreads();
-    double nu = 0.0, nv = 0.0;
+    double nu[P], nv[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) nu[p] = 0.0, nv[p] = 0.0;
 #pragma unroll
     for (int ch = 0; ch < NCH; ++ch) {
         const int c = ch * NP + i;
         if (c < NCUB) {
-            double cub = 0.0, cvb = 0.0, cut = 0.0, cvt = 0.0;
+            double cub[P], cvb[P], cut[P], cvt[P];
+#pragma unroll
+            for (int p = 0; p < P; ++p) cub[p] = cvb[p] = cut[p] = cvt[p] = 0.0;
 #pragma unroll
             for (int j = 0; j < NP; ++j) {
                 const double I = a.IT[j * NCUB + c];
-                cub += I * s_f[0][el][j], cvb += I * s_f[1][el][j];
-                cut += I * s_f[2][el][j], cvt += I * s_f[3][el][j];
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+                    const int el = p * G + g;
+                    cub[p] += I * s_f[0][el][j], cvb[p] += I * s_f[1][el][j];
+                    cut[p] += I * s_f[2][el][j], cvt[p] += I * s_f[3][el][j];
+                }
             }
-            double fl[4];
-            sav_flux(vg, cub, cvb, cut, cvt, fl);
-            s_fl[0][el][i] = fl[0], s_fl[1][el][i] = fl[1], s_fl[2][el][i] = fl[2], s_fl[3][el][i] = fl[3];
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                const int el = p * G + g;
+                double fl[4];
+                sav_flux(vg[p], cub[p], cvb[p], cut[p], cvt[p], fl);
+                s_fl[0][el][i] = fl[0], s_fl[1][el][i] = fl[1], s_fl[2][el][i] = fl[2], s_fl[3][el][i] = fl[3];
+            }
         }
         __syncthreads();
 #pragma unroll
@@ -170,14 +188,33 @@ __global__ void __launch_bounds__(G * Dim<N>::NP) sav_chunked(SavArgs a)
             const int q = ch * NP + cc;
             if (q < NCUB) {
                 const double pr = a.PrT[q * NP + i], ps = a.PsT[q * NP + i];
-                nu += pr * s_fl[0][el][cc] + ps * s_fl[1][el][cc];
-                nv += pr * s_fl[2][el][cc] + ps * s_fl[3][el][cc];
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+                    const int el = p * G + g;
+                    nu[p] += pr * s_fl[0][el][cc] + ps * s_fl[1][el][cc];
+                    nv[p] += pr * s_fl[2][el][cc] + ps * s_fl[3][el][cc];
+                }
             }
         }
         __syncthreads();
     }
-    if (valid) a.Nu[e * NP + i] = nu, a.Nv[e * NP + i] = nv;
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+        if (valid[p]) {
+            const size_t e = e_first + p * G + g;
+            a.Nu[e * NP + i] = nu[p], a.Nv[e * NP + i] = nv[p];
+        }
 }
+
+// version 3: the launch candidate of each degree (gpu_common.cuh)
+constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 8, 7, 7, 8, 8, 7, 8, 7, 6, 8};
+
+template <int N, int C>
+struct SavCand {
+    static constexpr int G = cand_groups(C, Dim<N>::NP), P = CAND_P[C];
+    static constexpr size_t SHARED = sizeof(double) * 8 * Dim<N>::NP * G * P;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * Dim<N>::NP <= 1024;
+};
 
 template <int N>
 int launch(int version, const SavArgs &a, gpuStream_t s)
@@ -188,7 +225,15 @@ int launch(int version, const SavArgs &a, gpuStream_t s)
     case 0: sav_v0<N><<<a.K, NCUB, 0, s>>>(a); break;
     case 1: sav_blocked<N, 1><<<a.K, NCUB, 0, s>>>(a); break;
     case 2: sav_blocked<N, C::G2><<<nblocks_for((size_t)a.K, C::G2), C::G2 * NCUB, 0, s>>>(a); break;
-    case 3: sav_chunked<N, C::G3><<<nblocks_for((size_t)a.K, C::G3), C::G3 * NP, 0, s>>>(a); break;
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_ADV_VOLUME), [&](auto c) {
+            using Q = SavCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            else {
+                sav_chunked<N, Q::G, Q::P><<<nblocks_for((size_t)a.K, Q::G * Q::P), Q::G * NP, 0, s>>>(a);
+                return launch_status();
+            }
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
     return launch_status();
@@ -203,7 +248,13 @@ int info(int version, insdg_gpu_launch *out)
     case 0: set_launch(out, NCUB, 1, 1, sizeof(double) * 4 * NCUB); break;
     case 1: set_launch(out, NCUB, 1, 1, sizeof(double) * 4 * (NP + NCUB)); break;
     case 2: set_launch(out, C::G2 * NCUB, C::G2, 1, sizeof(double) * 4 * C::G2 * (NP + NCUB)); break;
-    case 3: set_launch(out, C::G3 * NP, C::G3, 1, sizeof(double) * 8 * C::G3 * NP); break;
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_ADV_VOLUME), [&](auto c) {
+            using Q = SavCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * NP, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
     return INSDG_GPU_OK;

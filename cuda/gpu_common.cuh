@@ -73,6 +73,50 @@ int dispatch_n(int N, F &&f)
     }
 }
 
+// ---- launch candidates: the per-N choice of elements per block and per thread -------------
+// A candidate c is (threads per block aimed at CAND_TB[c], elements per thread CAND_P[c]):
+// a kernel of T threads per element runs G = ceil(CAND_TB/T) groups of T threads, each
+// group handling P elements, so G*P elements per block. Each tunable kernel has a table
+// TUNED[N] of the candidate it uses at degree N (chosen on a GPU by bench_gpu --sweep,
+// docs/performance.md "GPU"). A normal build compiles only the tuned candidate of each N;
+// -DINSDG_GPU_TUNING=ON compiles them all, so that bench_gpu and test_gpu can run any of
+// them through insdg_gpu_select_candidate().
+constexpr int NCAND = INSDG_GPU_NCANDIDATES;
+constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256};
+constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4};
+constexpr int cand_groups(int c, int T) { return cmax(1, (CAND_TB[c] + T - 1) / T); }
+constexpr int SHARED_LIMIT = 48 * 1024;  // static shared memory of one block
+
+// The candidate selected for a kernel (INSDG_GPU_KERNEL_*): -1 = its TUNED[N].
+int selected_candidate(int kernel);
+
+// f(std::integral_constant<int, C>{}) for candidate c (c < 0: TUNED); EBADVERSION for a
+// candidate this build does not compile.
+template <int TUNED, class F>
+int dispatch_candidate(int c, F &&f)
+{
+    static_assert(TUNED >= 0 && TUNED < NCAND, "TUNED names a candidate");
+    if (c < 0) c = TUNED;
+#if defined(INSDG_GPU_TUNING) && INSDG_GPU_TUNING
+    static_assert(NCAND == 10, "extend dispatch_candidate");
+    switch (c) {
+    case 0: return f(std::integral_constant<int, 0>{});
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 9: return f(std::integral_constant<int, 9>{});
+    default: return INSDG_GPU_EBADVERSION;
+    }
+#else
+    return c == TUNED ? f(std::integral_constant<int, TUNED>{}) : INSDG_GPU_EBADVERSION;
+#endif
+}
+
 // After a launch: a configuration or launch error becomes INSDG_GPU_ELAUNCH.
 inline int launch_status()
 {
@@ -115,6 +159,7 @@ int launch_info_adv_volume(int N, int version, insdg_gpu_launch *out);
 int launch_info_adv_surface(int N, int version, insdg_gpu_launch *out);
 int launch_info_grad_div(int kernel, int N, insdg_gpu_launch *out);
 int launch_info_mass(int N, insdg_gpu_launch *out);
+int launch_info_transfer(int kernel, int N, insdg_gpu_launch *out);
 
 } // namespace insdg_gpu
 

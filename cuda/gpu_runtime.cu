@@ -89,6 +89,12 @@ __global__ void __launch_bounds__(kProbeThreads) smem_probe_kernel(int iters, do
 
 } // namespace
 
+namespace insdg_gpu {
+int g_candidate[INSDG_GPU_NKERNELS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+static_assert(INSDG_GPU_NKERNELS == 10, "one -1 per kernel above");
+int selected_candidate(int kernel) { return g_candidate[kernel]; }
+} // namespace insdg_gpu
+
 struct insdg_gpu_timer {
     gpuEvent_t start, stop;
 };
@@ -375,8 +381,29 @@ int insdg_gpu_launch_info(int kernel, int N, int version, insdg_gpu_launch *out)
     case INSDG_GPU_KERNEL_DIVERGENCE_SURFACE:
         return single ? launch_info_grad_div(kernel, N, out) : INSDG_GPU_EBADVERSION;
     case INSDG_GPU_KERNEL_MASS: return single ? launch_info_mass(N, out) : INSDG_GPU_EBADVERSION;
+    case INSDG_GPU_KERNEL_PMG_PROLONG:
+    case INSDG_GPU_KERNEL_PMG_RESTRICT:
+        if (N < 2) return INSDG_GPU_EBADN;
+        return single ? launch_info_transfer(kernel, N, out) : INSDG_GPU_EBADVERSION;
     default: return INSDG_GPU_EBADARG;
     }
+}
+
+int insdg_gpu_tuning_build(void)
+{
+#if defined(INSDG_GPU_TUNING) && INSDG_GPU_TUNING
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int insdg_gpu_select_candidate(int kernel, int c)
+{
+    if (kernel < 0 || kernel >= INSDG_GPU_NKERNELS) return INSDG_GPU_EBADARG;
+    if (c < -1 || c >= INSDG_GPU_NCANDIDATES) return INSDG_GPU_EBADVERSION;
+    insdg_gpu::g_candidate[kernel] = c;
+    return INSDG_GPU_OK;
 }
 
 } // extern "C"

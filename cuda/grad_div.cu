@@ -3,7 +3,8 @@
 // gradient is the local gradient kernel). One version each: G elements per block,
 // T = max(Np, 3Nfp) threads per element; face-node work first (one thread per face
 // node), then one thread per volume node lifts the face values, summing face nodes in
-// increasing order onto the existing output exactly like matvec_acc on the CPU.
+// increasing order onto the existing output exactly like matvec_acc on the CPU. Elements
+// per block and per thread: a launch candidate per N (gpu_common.cuh).
 
 #include "gpu_common.cuh"
 
@@ -12,14 +13,32 @@ namespace {
 
 template <int N>
 struct GdConfig {
-    static constexpr int NP = Dim<N>::NP, T = cmax(Dim<N>::NP, Dim<N>::NFACE);
-    static constexpr int G = (256 + T - 1) / T;         // surface kernels
-    static constexpr int GV = (256 + NP - 1) / NP;      // divergence volume
+    static constexpr int T = cmax(Dim<N>::NP, Dim<N>::NFACE);
 };
+// the launch candidate of each degree (gpu_common.cuh), per kernel
+constexpr int TUNED_GS[INSDG_GPU_NMAX + 1] = {0, 2, 6, 2, 6, 4, 6, 2, 7, 4, 6};
+constexpr int TUNED_DV[INSDG_GPU_NMAX + 1] = {0, 2, 8, 6, 9, 8, 8, 9, 9, 9, 9};
+constexpr int TUNED_DS[INSDG_GPU_NMAX + 1] = {0, 6, 6, 6, 6, 6, 6, 6, 7, 6, 6};
+
+// Groups of T threads (T = the kernel's threads per element), P elements per thread;
+// `shared` doubles per element.
+template <int C, int T, int SHARED_PER_ELEMENT>
+struct GdCand {
+    static constexpr int G = cand_groups(C, T), P = CAND_P[C];
+    static constexpr size_t SHARED = sizeof(double) * SHARED_PER_ELEMENT * G * P;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024;
+};
+template <int N, int C>
+using GsCand = GdCand<C, GdConfig<N>::T, 2 * Dim<N>::NFACE>;
+template <int N, int C>
+using DvCand = GdCand<C, Dim<N>::NP, 2 * Dim<N>::NP>;
+template <int N, int C>
+using DsCand = GdCand<C, GdConfig<N>::T, Dim<N>::NFACE>;
 
 // px, py += LIFT (Fscale n (p* - p-)) with the jump of central_jump2.
-template <int N>
-__global__ void __launch_bounds__(GdConfig<N>::G * GdConfig<N>::T)
+// G groups of T threads; group g handles the block's elements q*G + g, q < P.
+template <int N, int G, int P>
+__global__ void __launch_bounds__(G * GdConfig<N>::T)
 gradient_surface_kernel(int K, const double *__restrict__ sgeo, const int *__restrict__ mapP,
                         const int *__restrict__ fn, const double *__restrict__ LIFTT,
                         const signed char *__restrict__ bc, const double *__restrict__ g,
@@ -27,98 +46,155 @@ gradient_surface_kernel(int K, const double *__restrict__ sgeo, const int *__res
                         double *__restrict__ py)
 {
     constexpr int NP = Dim<N>::NP, NFP = Dim<N>::NFP, NFACE = Dim<N>::NFACE;
-    constexpr int T = GdConfig<N>::T, G = GdConfig<N>::G;
-    __shared__ double s_fx[G][NFACE], s_fy[G][NFACE];
-    const int el = threadIdx.x / T, n = threadIdx.x - el * T;
-    const size_t e = (size_t)blockIdx.x * G + el;
-    const bool active = e < (size_t)K;
+    constexpr int T = GdConfig<N>::T, NE = G * P;
+    __shared__ double s_fx[NE][NFACE], s_fy[NE][NFACE];
+    const int gr = threadIdx.x / T, n = threadIdx.x - gr * T;
+    const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t KNP = (size_t)K * NP;
-    if (active && n < NFACE) {
-        const int f = n / NFP;
-        const double *sg = sgeo + (e * 3 + f) * NSGEO;
-        const int code = bc[3 * e + f];
-        const size_t gi = e * NFACE + n;
-        const size_t idP = (size_t)mapP[gi];
-        const double pM = p[e * NP + fn[n]];
-        const double dp = central_jump2(code, pM, ext(p, p_halo, KNP, idP), g, gi);
-        s_fx[el][n] = 0.5 * sg[FSCALE] * sg[NX] * dp;
-        s_fy[el][n] = 0.5 * sg[FSCALE] * sg[NY] * dp;
+    if (n < NFACE) {
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const int el = q * G + gr;
+            const size_t e = e_first + el;
+            if (e < (size_t)K) {
+                const int f = n / NFP;
+                const double *sg = sgeo + (e * 3 + f) * NSGEO;
+                const int code = bc[3 * e + f];
+                const size_t gi = e * NFACE + n;
+                const size_t idP = (size_t)mapP[gi];
+                const double pM = p[e * NP + fn[n]];
+                const double dp = central_jump2(code, pM, ext(p, p_halo, KNP, idP), g, gi);
+                s_fx[el][n] = 0.5 * sg[FSCALE] * sg[NX] * dp;
+                s_fy[el][n] = 0.5 * sg[FSCALE] * sg[NY] * dp;
+            } else {
+                s_fx[el][n] = 0.0, s_fy[el][n] = 0.0;
+            }
+        }
     }
     __syncthreads();
-    if (active && n < NP) {
-        const size_t id = e * NP + n;
-        double ax = px[id], ay = py[id];
+    if (n < NP) {
+        double ax[P], ay[P];
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const size_t e = e_first + q * G + gr;
+            ax[q] = e < (size_t)K ? px[e * NP + n] : 0.0;
+            ay[q] = e < (size_t)K ? py[e * NP + n] : 0.0;
+        }
 #pragma unroll
         for (int m = 0; m < NFACE; ++m) {
             const double L = LIFTT[m * NP + n];
-            ax += L * s_fx[el][m];
-            ay += L * s_fy[el][m];
+#pragma unroll
+            for (int q = 0; q < P; ++q) {
+                ax[q] += L * s_fx[q * G + gr][m];
+                ay[q] += L * s_fy[q * G + gr][m];
+            }
         }
-        px[id] = ax;
-        py[id] = ay;
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const size_t e = e_first + q * G + gr;
+            if (e < (size_t)K) px[e * NP + n] = ax[q], py[e * NP + n] = ay[q];
+        }
     }
 }
 
 // divu = Dr (rx u + ry v) + Ds (sx u + sy v), Dr terms first then Ds, each over j.
-template <int N>
-__global__ void __launch_bounds__(GdConfig<N>::GV * Dim<N>::NP)
+template <int N, int G, int P>
+__global__ void __launch_bounds__(G * Dim<N>::NP)
 divergence_volume_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ DrT,
                          const double *__restrict__ DsT, const double *__restrict__ u, const double *__restrict__ v,
                          double *__restrict__ divu)
 {
-    constexpr int NP = Dim<N>::NP, G = GdConfig<N>::GV;
-    __shared__ double s_a[G][NP], s_c[G][NP];
-    const int el = threadIdx.x / NP, i = threadIdx.x - el * NP;
-    const size_t e = (size_t)blockIdx.x * G + el;
-    const bool active = e < (size_t)K;
-    if (active) {
-        const double *vg = vgeo + e * NVGEO;
-        const double ui = u[e * NP + i], vi = v[e * NP + i];
-        s_a[el][i] = vg[RX] * ui + vg[RY] * vi;
-        s_c[el][i] = vg[SX] * ui + vg[SY] * vi;
+    constexpr int NP = Dim<N>::NP, NE = G * P;
+    __shared__ double s_a[NE][NP], s_c[NE][NP];
+    const int gr = threadIdx.x / NP, i = threadIdx.x - gr * NP;
+    const size_t e_first = (size_t)blockIdx.x * NE;
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+        const int el = q * G + gr;
+        const size_t e = e_first + el;
+        double a = 0.0, c = 0.0;
+        if (e < (size_t)K) {
+            const double *vg = vgeo + e * NVGEO;
+            const double ui = u[e * NP + i], vi = v[e * NP + i];
+            a = vg[RX] * ui + vg[RY] * vi;
+            c = vg[SX] * ui + vg[SY] * vi;
+        }
+        s_a[el][i] = a, s_c[el][i] = c;
     }
     __syncthreads();
-    if (active) {
-        double out = 0.0;
+    double out[P];
 #pragma unroll
-        for (int j = 0; j < NP; ++j) out += DrT[j * NP + i] * s_a[el][j];
+    for (int q = 0; q < P; ++q) out[q] = 0.0;
 #pragma unroll
-        for (int j = 0; j < NP; ++j) out += DsT[j * NP + i] * s_c[el][j];
-        divu[e * NP + i] = out;
+    for (int j = 0; j < NP; ++j) {
+        const double d = DrT[j * NP + i];
+#pragma unroll
+        for (int q = 0; q < P; ++q) out[q] += d * s_a[q * G + gr][j];
+    }
+#pragma unroll
+    for (int j = 0; j < NP; ++j) {
+        const double d = DsT[j * NP + i];
+#pragma unroll
+        for (int q = 0; q < P; ++q) out[q] += d * s_c[q * G + gr][j];
+    }
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+        const size_t e = e_first + q * G + gr;
+        if (e < (size_t)K) divu[e * NP + i] = out[q];
     }
 }
 
 // divu += LIFT (Fscale/2 (nx [u] + ny [v])) with the central jumps.
-template <int N>
-__global__ void __launch_bounds__(GdConfig<N>::G * GdConfig<N>::T)
+template <int N, int G, int P>
+__global__ void __launch_bounds__(G * GdConfig<N>::T)
 divergence_surface_kernel(int K, const double *__restrict__ sgeo, const int *__restrict__ mapP,
                           const int *__restrict__ fn, const double *__restrict__ LIFTT,
                           const signed char *__restrict__ bc, insdg_gpu_vec_in U, double *__restrict__ divu)
 {
     constexpr int NP = Dim<N>::NP, NFP = Dim<N>::NFP, NFACE = Dim<N>::NFACE;
-    constexpr int T = GdConfig<N>::T, G = GdConfig<N>::G;
-    __shared__ double s_flux[G][NFACE];
-    const int el = threadIdx.x / T, n = threadIdx.x - el * T;
-    const size_t e = (size_t)blockIdx.x * G + el;
-    const bool active = e < (size_t)K;
+    constexpr int T = GdConfig<N>::T, NE = G * P;
+    __shared__ double s_flux[NE][NFACE];
+    const int gr = threadIdx.x / T, n = threadIdx.x - gr * T;
+    const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t KNP = (size_t)K * NP;
-    if (active && n < NFACE) {
-        const int f = n / NFP;
-        const double *sg = sgeo + (e * 3 + f) * NSGEO;
-        const int code = bc[3 * e + f];
-        const size_t gi = e * NFACE + n;
-        const size_t idP = (size_t)mapP[gi], idM = e * NP + fn[n];
-        const double du = central_jump2(code, U.u[idM], ext(U.u, U.u_halo, KNP, idP), U.gu, gi);
-        const double dv = central_jump2(code, U.v[idM], ext(U.v, U.v_halo, KNP, idP), U.gv, gi);
-        s_flux[el][n] = 0.5 * sg[FSCALE] * (sg[NX] * du + sg[NY] * dv);
+    if (n < NFACE) {
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const int el = q * G + gr;
+            const size_t e = e_first + el;
+            double flux = 0.0;
+            if (e < (size_t)K) {
+                const int f = n / NFP;
+                const double *sg = sgeo + (e * 3 + f) * NSGEO;
+                const int code = bc[3 * e + f];
+                const size_t gi = e * NFACE + n;
+                const size_t idP = (size_t)mapP[gi], idM = e * NP + fn[n];
+                const double du = central_jump2(code, U.u[idM], ext(U.u, U.u_halo, KNP, idP), U.gu, gi);
+                const double dv = central_jump2(code, U.v[idM], ext(U.v, U.v_halo, KNP, idP), U.gv, gi);
+                flux = 0.5 * sg[FSCALE] * (sg[NX] * du + sg[NY] * dv);
+            }
+            s_flux[el][n] = flux;
+        }
     }
     __syncthreads();
-    if (active && n < NP) {
-        const size_t id = e * NP + n;
-        double out = divu[id];
+    if (n < NP) {
+        double out[P];
 #pragma unroll
-        for (int m = 0; m < NFACE; ++m) out += LIFTT[m * NP + n] * s_flux[el][m];
-        divu[id] = out;
+        for (int q = 0; q < P; ++q) {
+            const size_t e = e_first + q * G + gr;
+            out[q] = e < (size_t)K ? divu[e * NP + n] : 0.0;
+        }
+#pragma unroll
+        for (int m = 0; m < NFACE; ++m) {
+            const double L = LIFTT[m * NP + n];
+#pragma unroll
+            for (int q = 0; q < P; ++q) out[q] += L * s_flux[q * G + gr][m];
+        }
+#pragma unroll
+        for (int q = 0; q < P; ++q) {
+            const size_t e = e_first + q * G + gr;
+            if (e < (size_t)K) divu[e * NP + n] = out[q];
+        }
     }
 }
 
@@ -127,50 +203,78 @@ int launch_gradient_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, co
                             const double *g, const double *p, const double *p_halo, double *px, double *py,
                             gpuStream_t s)
 {
-    using C = GdConfig<N>;
-    gradient_surface_kernel<N><<<nblocks_for((size_t)B->K, C::G), C::G * C::T, 0, s>>>(
-        B->K, B->sgeo, B->mapP, R->face_nodes, R->LIFTT, bc, g, p, p_halo, px, py);
-    return launch_status();
+    return dispatch_candidate<TUNED_GS[N]>(selected_candidate(INSDG_GPU_KERNEL_GRADIENT_SURFACE), [&](auto c) {
+        using Q = GsCand<N, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        else {
+            gradient_surface_kernel<N, Q::G, Q::P><<<nblocks_for((size_t)B->K, Q::G * Q::P),
+                                                     Q::G * GdConfig<N>::T, 0, s>>>(
+                B->K, B->sgeo, B->mapP, R->face_nodes, R->LIFTT, bc, g, p, p_halo, px, py);
+            return launch_status();
+        }
+    });
 }
 
 template <int N>
 int launch_divergence_volume(const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, const double *v,
                              double *divu, gpuStream_t s)
 {
-    using C = GdConfig<N>;
-    divergence_volume_kernel<N><<<nblocks_for((size_t)B->K, C::GV), C::GV * Dim<N>::NP, 0, s>>>(
-        B->K, B->vgeo, R->DrT, R->DsT, u, v, divu);
-    return launch_status();
+    return dispatch_candidate<TUNED_DV[N]>(selected_candidate(INSDG_GPU_KERNEL_DIVERGENCE_VOLUME), [&](auto c) {
+        using Q = DvCand<N, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        else {
+            divergence_volume_kernel<N, Q::G, Q::P><<<nblocks_for((size_t)B->K, Q::G * Q::P), Q::G * Dim<N>::NP, 0,
+                                                      s>>>(B->K, B->vgeo, R->DrT, R->DsT, u, v, divu);
+            return launch_status();
+        }
+    });
 }
 
 template <int N>
 int launch_divergence_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                               const insdg_gpu_vec_in *U, double *divu, gpuStream_t s)
 {
-    using C = GdConfig<N>;
-    divergence_surface_kernel<N><<<nblocks_for((size_t)B->K, C::G), C::G * C::T, 0, s>>>(
-        B->K, B->sgeo, B->mapP, R->face_nodes, R->LIFTT, bc, *U, divu);
-    return launch_status();
+    return dispatch_candidate<TUNED_DS[N]>(selected_candidate(INSDG_GPU_KERNEL_DIVERGENCE_SURFACE), [&](auto c) {
+        using Q = DsCand<N, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        else {
+            divergence_surface_kernel<N, Q::G, Q::P><<<nblocks_for((size_t)B->K, Q::G * Q::P),
+                                                       Q::G * GdConfig<N>::T, 0, s>>>(
+                B->K, B->sgeo, B->mapP, R->face_nodes, R->LIFTT, bc, *U, divu);
+            return launch_status();
+        }
+    });
 }
 
 template <int N>
 int info(int kernel, insdg_gpu_launch *out)
 {
-    using C = GdConfig<N>;
-    constexpr int NP = Dim<N>::NP, NFACE = Dim<N>::NFACE;
+    constexpr int T = GdConfig<N>::T, NP = Dim<N>::NP;
+    const int c = selected_candidate(kernel);
     switch (kernel) {
     case INSDG_GPU_KERNEL_GRADIENT_SURFACE:
-        set_launch(out, C::G * C::T, C::G, 1, sizeof(double) * 2 * C::G * NFACE);
-        break;
+        return dispatch_candidate<TUNED_GS[N]>(c, [&](auto cc) {
+            using Q = GsCand<N, decltype(cc)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * T, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     case INSDG_GPU_KERNEL_DIVERGENCE_VOLUME:
-        set_launch(out, C::GV * NP, C::GV, 1, sizeof(double) * 2 * C::GV * NP);
-        break;
+        return dispatch_candidate<TUNED_DV[N]>(c, [&](auto cc) {
+            using Q = DvCand<N, decltype(cc)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * NP, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     case INSDG_GPU_KERNEL_DIVERGENCE_SURFACE:
-        set_launch(out, C::G * C::T, C::G, 1, sizeof(double) * C::G * NFACE);
-        break;
+        return dispatch_candidate<TUNED_DS[N]>(c, [&](auto cc) {
+            using Q = DsCand<N, decltype(cc)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * T, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     default: return INSDG_GPU_EBADARG;
     }
-    return INSDG_GPU_OK;
 }
 
 // Halos are needed only when the block has some.

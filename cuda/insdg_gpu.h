@@ -249,6 +249,8 @@ enum {
   INSDG_GPU_KERNEL_DIVERGENCE_VOLUME,
   INSDG_GPU_KERNEL_DIVERGENCE_SURFACE,
   INSDG_GPU_KERNEL_MASS,   /* mass and inverse mass */
+  INSDG_GPU_KERNEL_PMG_PROLONG,  /* launch info: N is the fine degree, the coarse one (N+1)/2 */
+  INSDG_GPU_KERNEL_PMG_RESTRICT,
   INSDG_GPU_NKERNELS
 };
 typedef struct {
@@ -259,6 +261,21 @@ typedef struct {
 } insdg_gpu_launch;
 /* version: 0..INSDG_GPU_NVERSIONS-1 for the studied kernels (or DEFAULT), 0 for the rest */
 int insdg_gpu_launch_info(int kernel, int N, int version, insdg_gpu_launch *out);
+
+/* ---- launch candidates (per-N tuning; for bench_gpu and test_gpu) --------------------------
+ * Version 3 of the studied kernels and the only version of the element kernels (gradient
+ * and divergence terms, mass, inverse mass, p-multigrid transfers) pick, per degree N,
+ * one of INSDG_GPU_NCANDIDATES launch configurations (threads per block aimed at, and
+ * elements per thread): cuda/README.md "Tuning". A normal build compiles only the chosen
+ * one; a build with -DINSDG_GPU_TUNING=ON compiles all of them. */
+#define INSDG_GPU_NCANDIDATES 10
+/* 1 when this build compiles every candidate (INSDG_GPU_TUNING), else 0. */
+int insdg_gpu_tuning_build(void);
+/* Make `kernel` launch candidate c (0..INSDG_GPU_NCANDIDATES-1) from now on, or its per-N
+   choice again (c = -1). A launch of a candidate this build does not compile, or whose
+   shared memory exceeds 48 KiB at that N, returns INSDG_GPU_EBADVERSION. Process-wide and
+   not thread-safe: for benchmarks and tests, never for the solver. */
+int insdg_gpu_select_candidate(int kernel, int c);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,9 @@
 //      memory inside the product, loop not unrolled;
 //   1  Kernels 1+2: u staged in shared memory, products fully unrolled;
 //   2  Kernel 3: several elements per block (about 256 threads);
-//   3  Kernel 4: several elements per block and P = 4 elements per thread, so that
-//      each loaded entry of Dr, Ds serves P elements (results in registers).
+//   3  Kernel 4: several elements per block and P elements per thread, so that each
+//      loaded entry of Dr, Ds serves P elements (results in registers); elements per
+//      block and per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
 // const and __restrict__ (the paper's Kernel 2) are on every version.
 
 #include "gpu_common.cuh"
@@ -78,12 +79,20 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
     }
 }
 
-// Groups per block and elements per thread of versions 1..3.
+// Version 2: about 256 threads, one element per thread. Version 3: the candidate TUNED[N]
+// (gpu_common.cuh), chosen per degree on a GPU.
 template <int N>
 struct LgConfig {
     static constexpr int NP = Dim<N>::NP;
     static constexpr int G2 = (256 + NP - 1) / NP;
-    static constexpr int G3 = (128 + NP - 1) / NP, P3 = 4;
+};
+constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 6, 1, 8, 6, 8, 8, 8, 7, 7, 9};
+
+template <int N, int C>
+struct LgCand {
+    static constexpr int G = cand_groups(C, Dim<N>::NP), P = CAND_P[C];
+    static constexpr size_t SHARED = sizeof(double) * G * P * Dim<N>::NP;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT;
 };
 
 template <int N, int G, int P>
@@ -108,7 +117,12 @@ int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const 
         return launch_status();
     case 1: return launch_blocked<N, 1, 1>(K, R, B, u, ux, uy, s);
     case 2: return launch_blocked<N, C::G2, 1>(K, R, B, u, ux, uy, s);
-    case 3: return launch_blocked<N, C::G3, C::P3>(K, R, B, u, ux, uy, s);
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
+            using Q = LgCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            else return launch_blocked<N, Q::G, Q::P>(K, R, B, u, ux, uy, s);
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
 }
@@ -122,7 +136,13 @@ int info(int version, insdg_gpu_launch *out)
     case 0: set_launch(out, NP, 1, 1, 0); break;
     case 1: set_launch(out, NP, 1, 1, sizeof(double) * NP); break;
     case 2: set_launch(out, C::G2 * NP, C::G2, 1, sizeof(double) * C::G2 * NP); break;
-    case 3: set_launch(out, C::G3 * NP, C::G3 * C::P3, C::P3, sizeof(double) * C::G3 * C::P3 * NP); break;
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
+            using Q = LgCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * NP, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
     return INSDG_GPU_OK;

@@ -5,102 +5,172 @@
 //   mass:          z[e][i] = (alpha J) sum_j M[i][j] r[e][j]
 //   prolong:       fine[e][i] += sum_j P[i][j] coarse[e][j]      (j < Npc)
 //   restrict:      coarse[e][j] = sum_i P[i][j] fine[e][i]       (i < Npf)
-// Mass kernels: G elements per block, one thread per node, r staged in shared memory.
-// Transfers: one thread per output value, specialised on the fine degree (the coarse
-// degree of a p-multigrid level is any lower one, a run-time size).
+// Each: G groups of Np threads (the fine Np for the transfers), P elements per thread
+// (each matrix entry loaded once for P elements), the input staged in shared memory; G
+// and P a launch candidate per N (gpu_common.cuh). Transfers are specialised on the fine
+// degree (the coarse degree of a p-multigrid level is any lower one, a run-time size).
 
 #include "gpu_common.cuh"
 
 namespace insdg_gpu {
 namespace {
 
-template <int N>
-struct MassConfig {
-    static constexpr int NP = Dim<N>::NP, G = (256 + NP - 1) / NP;
+// the launch candidate of each degree (gpu_common.cuh): mass and inverse mass; transfers
+// by fine degree
+constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 9, 8, 9, 8, 9, 8, 7, 9, 9};
+constexpr int TUNED_PROLONG[INSDG_GPU_NMAX + 1] = {0, 2, 9, 9, 9, 7, 7, 9, 7, 9, 9};
+constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7, 7};
+
+// G groups of Np threads (fine Np for the transfers), P elements per thread, one element's
+// input (Np doubles at most) in shared memory per element.
+template <int N, int C>
+struct ElemCand {
+    static constexpr int NP = Dim<N>::NP, G = cand_groups(C, NP), P = CAND_P[C], NE = G * P;
+    static constexpr size_t SHARED = sizeof(double) * NE * NP;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * NP <= 1024;
 };
 
 // scale = inverse ? 1/J : alpha J;  AT[j*NP + i] = A[i][j]
-template <int N, bool INVERSE>
-__global__ void __launch_bounds__(MassConfig<N>::G * Dim<N>::NP)
+// Group g handles the block's elements q*G + g, q < P: each AT entry serves P elements.
+template <int N, bool INVERSE, int G, int P>
+__global__ void __launch_bounds__(G * Dim<N>::NP)
 mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
             const double *__restrict__ r, double *__restrict__ z)
 {
-    constexpr int NP = Dim<N>::NP, G = MassConfig<N>::G;
-    __shared__ double s_r[G * NP];
+    constexpr int NP = Dim<N>::NP, NE = G * P, NT = G * NP;
+    __shared__ double s_r[NE * NP];
     const int t = threadIdx.x;
-    const size_t base = (size_t)blockIdx.x * G * NP, total = (size_t)K * NP;
-    s_r[t] = base + t < total ? r[base + t] : 0.0;
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    const size_t base = e_first * NP, total = (size_t)K * NP;
+    for (int k = t; k < NE * NP; k += NT) s_r[k] = base + k < total ? r[base + k] : 0.0;
     __syncthreads();
-    const int el = t / NP, i = t - el * NP;
-    const size_t e = (size_t)blockIdx.x * G + el;
-    if (e >= (size_t)K) return;
-    double sum = 0.0;
+    const int gr = t / NP, i = t - gr * NP;
+    double sum[P];
 #pragma unroll
-    for (int j = 0; j < NP; ++j) sum += AT[j * NP + i] * s_r[el * NP + j];
-    const double J = vgeo[e * NVGEO + JAC];
-    const double scale = INVERSE ? 1.0 / J : alpha * J;
-    z[base + t] = scale * sum;
+    for (int q = 0; q < P; ++q) sum[q] = 0.0;
+#pragma unroll
+    for (int j = 0; j < NP; ++j) {
+        const double a = AT[j * NP + i];
+#pragma unroll
+        for (int q = 0; q < P; ++q) sum[q] += a * s_r[(q * G + gr) * NP + j];
+    }
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+        const size_t e = e_first + q * G + gr;
+        if (e < (size_t)K) {
+            const double J = vgeo[e * NVGEO + JAC];
+            const double scale = INVERSE ? 1.0 / J : alpha * J;
+            z[e * NP + i] = scale * sum[q];
+        }
+    }
 }
 
 template <int N, bool INVERSE>
 int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, const double *r, double *z,
                 gpuStream_t s)
 {
-    constexpr int G = MassConfig<N>::G, NP = Dim<N>::NP;
-    mass_kernel<N, INVERSE><<<nblocks_for((size_t)B->K, G), G * NP, 0, s>>>(B->K, B->vgeo, INVERSE ? R->invMT : R->MT,
-                                                                            alpha, r, z);
-    return launch_status();
+    return dispatch_candidate<TUNED_MASS[N]>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
+        using Q = ElemCand<N, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        else {
+            mass_kernel<N, INVERSE, Q::G, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::G * Q::NP, 0, s>>>(
+                B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
+            return launch_status();
+        }
+    });
 }
 
-template <int NF>
-__global__ void __launch_bounds__(256)
-prolong_kernel(size_t total, int npc, const double *__restrict__ P, const double *__restrict__ coarse,
+// fine[e][i] += sum_{j < npc} P[i][j] coarse[e][j]: thread i of a group, P elements; the
+// elements' coarse values staged in shared memory.
+template <int NF, int G, int P>
+__global__ void __launch_bounds__(G * Dim<NF>::NP)
+prolong_kernel(int K, int npc, const double *__restrict__ Pm, const double *__restrict__ coarse,
                double *__restrict__ fine)
 {
-    constexpr int NPF = Dim<NF>::NP;
-    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (tid >= total) return;
-    const size_t e = tid / NPF;
-    const int i = (int)(tid - e * NPF);
-    const double *c = coarse + e * npc;
-    double s = 0.0;
-    for (int j = 0; j < npc; ++j) s += P[i * npc + j] * c[j];
-    fine[tid] += s;
+    constexpr int NPF = Dim<NF>::NP, NE = G * P, NT = G * NPF;
+    __shared__ double s_c[NE * NPF];  // npc < NPF values per element
+    const int t = threadIdx.x;
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    const size_t base = e_first * (size_t)npc, total = (size_t)K * npc;
+    for (int k = t; k < NE * npc; k += NT) s_c[k] = base + k < total ? coarse[base + k] : 0.0;
+    __syncthreads();
+    const int gr = t / NPF, i = t - gr * NPF;
+    double sum[P];
+#pragma unroll
+    for (int q = 0; q < P; ++q) sum[q] = 0.0;
+    for (int j = 0; j < npc; ++j) {
+        const double a = Pm[i * npc + j];
+#pragma unroll
+        for (int q = 0; q < P; ++q) sum[q] += a * s_c[(q * G + gr) * npc + j];
+    }
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+        const size_t e = e_first + q * G + gr;
+        if (e < (size_t)K) fine[e * NPF + i] += sum[q];
+    }
 }
 
-template <int NF>
-__global__ void __launch_bounds__(256)
-restrict_kernel(size_t total, int npc, const double *__restrict__ P, const double *__restrict__ fine,
+// coarse[e][j] = sum_i P[i][j] fine[e][i]: thread j < npc of a group, P elements; the
+// elements' fine values staged in shared memory.
+template <int NF, int G, int P>
+__global__ void __launch_bounds__(G * Dim<NF>::NP)
+restrict_kernel(int K, int npc, const double *__restrict__ Pm, const double *__restrict__ fine,
                 double *__restrict__ coarse)
 {
-    constexpr int NPF = Dim<NF>::NP;
-    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (tid >= total) return;
-    const size_t e = tid / npc;
-    const int j = (int)(tid - e * npc);
-    const double *f = fine + e * NPF;
-    double c = 0.0;
+    constexpr int NPF = Dim<NF>::NP, NE = G * P, NT = G * NPF;
+    __shared__ double s_f[NE * NPF];
+    const int t = threadIdx.x;
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    const size_t base = e_first * NPF, total = (size_t)K * NPF;
+    for (int k = t; k < NE * NPF; k += NT) s_f[k] = base + k < total ? fine[base + k] : 0.0;
+    __syncthreads();
+    const int gr = t / NPF, j = t - gr * NPF;
+    if (j >= npc) return;
+    double sum[P];
 #pragma unroll
-    for (int i = 0; i < NPF; ++i) c += P[i * npc + j] * f[i];
-    coarse[tid] = c;
+    for (int q = 0; q < P; ++q) sum[q] = 0.0;
+#pragma unroll
+    for (int i = 0; i < NPF; ++i) {
+        const double a = Pm[i * npc + j];
+#pragma unroll
+        for (int q = 0; q < P; ++q) sum[q] += a * s_f[(q * G + gr) * NPF + i];
+    }
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+        const size_t e = e_first + q * G + gr;
+        if (e < (size_t)K) coarse[e * npc + j] = sum[q];
+    }
 }
 
 template <int NF>
 int launch_transfer(bool prolong, int npc, int K, const double *P, const double *src, double *dst, gpuStream_t s)
 {
-    constexpr int NPF = Dim<NF>::NP;
-    const size_t total = (size_t)K * (prolong ? NPF : npc);
-    if (prolong) prolong_kernel<NF><<<nblocks_for(total, 256), 256, 0, s>>>(total, npc, P, src, dst);
-    else restrict_kernel<NF><<<nblocks_for(total, 256), 256, 0, s>>>(total, npc, P, src, dst);
-    return launch_status();
+    const int kernel = prolong ? INSDG_GPU_KERNEL_PMG_PROLONG : INSDG_GPU_KERNEL_PMG_RESTRICT;
+    auto go = [&](auto c) {
+        using Q = ElemCand<NF, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        else {
+            const int nb = nblocks_for((size_t)K, Q::NE);
+            if (prolong) prolong_kernel<NF, Q::G, Q::P><<<nb, Q::G * Q::NP, 0, s>>>(K, npc, P, src, dst);
+            else restrict_kernel<NF, Q::G, Q::P><<<nb, Q::G * Q::NP, 0, s>>>(K, npc, P, src, dst);
+            return launch_status();
+        }
+    };
+    // prolong and restrict have their own tables; a candidate compiled for one only is
+    // refused for the other
+    if (prolong) return dispatch_candidate<TUNED_PROLONG[NF]>(selected_candidate(kernel), go);
+    return dispatch_candidate<TUNED_RESTRICT[NF]>(selected_candidate(kernel), go);
 }
 
-template <int N>
-int info(insdg_gpu_launch *out)
+template <int N, int TUNED>
+int elem_info(int kernel, insdg_gpu_launch *out)
 {
-    using C = MassConfig<N>;
-    set_launch(out, C::G * C::NP, C::G, 1, sizeof(double) * C::G * C::NP);
-    return INSDG_GPU_OK;
+    return dispatch_candidate<TUNED>(selected_candidate(kernel), [&](auto c) {
+        using Q = ElemCand<N, decltype(c)::value>;
+        if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+        set_launch(out, Q::G * Q::NP, Q::NE, Q::P, Q::SHARED);
+        return INSDG_GPU_OK;
+    });
 }
 
 int transfer(bool prolong, int Nf, int Nc, int K, const double *P, const double *src, double *dst, void *stream)
@@ -118,7 +188,19 @@ int transfer(bool prolong, int Nf, int Nc, int K, const double *P, const double 
 
 int launch_info_mass(int N, insdg_gpu_launch *out)
 {
-    return dispatch_n(N, [&](auto n) { return info<decltype(n)::value>(out); });
+    return dispatch_n(N, [&](auto n) {
+        constexpr int NN = decltype(n)::value;
+        return elem_info<NN, TUNED_MASS[NN]>(INSDG_GPU_KERNEL_MASS, out);
+    });
+}
+
+int launch_info_transfer(int kernel, int N, insdg_gpu_launch *out)
+{
+    return dispatch_n(N, [&](auto n) {
+        constexpr int NN = decltype(n)::value;
+        if (kernel == INSDG_GPU_KERNEL_PMG_PROLONG) return elem_info<NN, TUNED_PROLONG[NN]>(kernel, out);
+        return elem_info<NN, TUNED_RESTRICT[NN]>(kernel, out);
+    });
 }
 
 } // namespace insdg_gpu

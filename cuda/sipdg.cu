@@ -14,8 +14,9 @@
 //   1  Kernels 1+2: each face node's jumps computed once (one global read of each
 //      trace), kept in registers and shared memory; loops unrolled;
 //   2  Kernel 3: several elements per block (about 256 threads);
-//   3  Kernel 4: several elements per block and P = 2 elements per thread, so that
-//      each loaded entry of LIFT, Dr, Ds, M serves P elements.
+//   3  Kernel 4: several elements per block and P elements per thread, so that each
+//      loaded entry of LIFT, Dr, Ds, M serves P elements; elements per block and per
+//      thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
 
 #include "gpu_common.cuh"
 
@@ -73,9 +74,17 @@ template <int N>
 struct SipdgConfig {
     static constexpr int NP = Dim<N>::NP, NFACE = Dim<N>::NFACE, T = cmax(NP, NFACE);
     static constexpr int G2 = (256 + T - 1) / T;
-    static constexpr int G3 = (128 + T - 1) / T, P3 = 2;
     // shared doubles per element of the blocked kernel: lx(=s), ly, Lx, Ly, qr(=w), qs
     static constexpr int SHARED = 2 * NFACE + 4 * NP;
+};
+// version 3: the launch candidate of each degree (gpu_common.cuh)
+constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 2, 2, 5, 7, 7, 7, 8, 7, 7, 9};
+
+template <int N, int C>
+struct SipdgCand {
+    static constexpr int G = cand_groups(C, SipdgConfig<N>::T), P = CAND_P[C];
+    static constexpr size_t SHARED = sizeof(double) * SipdgConfig<N>::SHARED * G * P;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SipdgConfig<N>::T <= 1024;
 };
 
 // ---- version 0 -------------------------------------------------------------------------
@@ -282,7 +291,12 @@ int launch(int version, const SipdgArgs &a, gpuStream_t s)
         return launch_status();
     case 1: return launch_blocked<N, 1, 1>(a, s);
     case 2: return launch_blocked<N, C::G2, 1>(a, s);
-    case 3: return launch_blocked<N, C::G3, C::P3>(a, s);
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_SIPDG), [&](auto c) {
+            using Q = SipdgCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            else return launch_blocked<N, Q::G, Q::P>(a, s);
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
 }
@@ -296,7 +310,13 @@ int info(int version, insdg_gpu_launch *out)
     case 0: set_launch(out, C::T, 1, 1, sizeof(double) * (5 * NP + NFACE)); break;
     case 1: set_launch(out, C::T, 1, 1, sizeof(double) * C::SHARED); break;
     case 2: set_launch(out, C::G2 * C::T, C::G2, 1, sizeof(double) * C::SHARED * C::G2); break;
-    case 3: set_launch(out, C::G3 * C::T, C::G3 * C::P3, C::P3, sizeof(double) * C::SHARED * C::G3 * C::P3); break;
+    case 3:
+        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_SIPDG), [&](auto c) {
+            using Q = SipdgCand<N, decltype(c)::value>;
+            if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
+            set_launch(out, Q::G * C::T, Q::G * Q::P, Q::P, Q::SHARED);
+            return INSDG_GPU_OK;
+        });
     default: return INSDG_GPU_EBADVERSION;
     }
     return INSDG_GPU_OK;

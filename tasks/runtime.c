@@ -277,7 +277,31 @@ void insdg_runtime_trace_write(void)
 /* submitted and waited for by the main thread only */
 static long tasks_inserted = 0, host_waits = 0;
 
-void insdg_runtime_task_inserted(void) { ++tasks_inserted; }
+/* history-based models of the codelets (INSDG_PERFMODELS=1) */
+static int perfmodels = -1;   /* -1: environment not read yet */
+enum { MAX_MODELS = 32 };
+static struct starpu_perfmodel models[MAX_MODELS];
+static int nmodels;
+
+/* one history per task name (block_op runs seven operators) and data sizes */
+static uint32_t name_footprint(struct starpu_task *task)
+{
+  return starpu_hash_crc32c_string(task->name ? task->name : "", starpu_task_data_footprint(task));
+}
+
+void insdg_runtime_task_inserted(struct starpu_codelet *cl)
+{
+  ++tasks_inserted;
+  if (perfmodels < 0) perfmodels = getenv("INSDG_PERFMODELS") && atoi(getenv("INSDG_PERFMODELS")) > 0;
+  if (!perfmodels || cl->model || !cl->name) return;
+  INSDG_CHECK(nmodels < MAX_MODELS);
+  struct starpu_perfmodel *m = &models[nmodels++];
+  memset(m, 0, sizeof *m);
+  m->type = STARPU_HISTORY_BASED;
+  m->symbol = cl->name;
+  m->footprint = name_footprint;
+  cl->model = m;
+}
 
 long insdg_runtime_tasks_inserted(void) { return (long)tasks_inserted; }
 

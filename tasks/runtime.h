@@ -82,7 +82,11 @@ typedef struct {
   double mpi_wait_seconds;   /* workers' wall time in the MPI waits of rank-level tasks */
 } insdg_runtime_counters;
 void insdg_runtime_counters_get(insdg_runtime_counters *c);
-void insdg_runtime_task_inserted(void);
+/* Count a task of codelet cl; with INSDG_PERFMODELS=1 in the environment, also give cl a
+   history-based StarPU performance model (symbol: the codelet's name; one history per task
+   name and data sizes) before its first task, so that STARPU_CALIBRATE=1 runs leave
+   per-codelet samples in StarPU's sampling directory (bench/perfmodels/README.md). */
+void insdg_runtime_task_inserted(struct starpu_codelet *cl);
 long insdg_runtime_tasks_inserted(void);   /* the task counter alone */
 void insdg_runtime_waited(void);
 /* the one place tasks are submitted: starpu_task_insert, counted; with INSDG_TRACE set,
@@ -90,7 +94,7 @@ void insdg_runtime_waited(void);
 extern int insdg_runtime_tracing;
 void insdg_runtime_trace_task(void *arg);
 #define INSDG_TASK_INSERT(cl, ...)                                                           \
-  (insdg_runtime_task_inserted(),                                                           \
+  (insdg_runtime_task_inserted(cl),                                                         \
    insdg_runtime_tracing ? starpu_task_insert(cl, STARPU_CALLBACK, insdg_runtime_trace_task, __VA_ARGS__) \
                          : starpu_task_insert(cl, __VA_ARGS__))
 /* Record a host wait that began at start_us (starpu_timing_now) and ends now (worker -1). */

@@ -8,6 +8,8 @@
 #  run_traced           the same on 2 workers with INSDG_TRACE: the trace holds the loop's
 #                       tasks and host waits; the fields bitwise those of run_workers2
 #  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
+#  run_perfmodels       the same with INSDG_PERFMODELS=1 STARPU_CALIBRATE=1: StarPU history
+#                       models of the codelets, fields bitwise those of run_taylor
 #  run_taylor_neumann   1 rank, velocity data on every side: pure-Neumann pressure, errors
 #                       up to a constant
 #  run_kovasznay        1 rank, Kovasznay flow from the exact solution, a wall force
@@ -68,6 +70,27 @@ insdg_run_test(run_taylor_profiled 1 run_taylor.ini)
 set_property(TEST run_taylor_profiled APPEND PROPERTY ENVIRONMENT STARPU_PROFILING=1)
 insdg_run_check(run_taylor_profiled run_taylor_profiled_out --steps 5 --files 4 --forces right left --coefficients
                 --max-error u=1e-3 v=1e-3 p=5e-3 --profiled)
+
+# StarPU performance models of the codelets (INSDG_PERFMODELS=1, STARPU_CALIBRATE=1): a
+# history per codelet in the run's own STARPU_HOME, block_op with one entry per operator
+# of the step at least; the fields bitwise those of run_taylor. run_taylor_profiled, with
+# its own STARPU_HOME too, must leave none.
+insdg_run_test(run_perfmodels 1 run_taylor.ini --blocks 4)
+set_property(TEST run_perfmodels APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1 INSDG_PERFMODELS=1 STARPU_CALIBRATE=1
+             STARPU_HOME=${_run_out}/run_perfmodels/starpu_home)
+insdg_run_check(run_perfmodels "run_perfmodels_out;run_taylor_out" --steps 5 --files 4 --forces right left
+                --coefficients --compare ${_run_out}/run_taylor --rtol 0)
+add_test(NAME check_run_perfmodels_models
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_perfmodels.py
+                 ${_run_out}/run_perfmodels/starpu_home insdg_block_op=5 insdg_vec=10 insdg_spmv insdg_pmg_transfer)
+set_tests_properties(check_run_perfmodels_models PROPERTIES LABELS mpi FIXTURES_REQUIRED run_perfmodels_out
+                     PASS_REGULAR_EXPRESSION "check_perfmodels: ok")
+set_property(TEST run_taylor_profiled APPEND PROPERTY ENVIRONMENT STARPU_HOME=${_run_out}/run_taylor_profiled/starpu_home)
+add_test(NAME check_run_taylor_profiled_no_models
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_perfmodels.py
+                 ${_run_out}/run_taylor_profiled/starpu_home --absent)
+set_tests_properties(check_run_taylor_profiled_no_models PROPERTIES LABELS mpi
+                     FIXTURES_REQUIRED run_taylor_profiled_out PASS_REGULAR_EXPRESSION "check_perfmodels: ok")
 
 insdg_run_test(run_taylor_neumann 1 run_taylor_neumann.ini)
 insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3)

@@ -693,6 +693,34 @@ static void self_check(const level *L, const blk *B)
   field_free(&u), field_free(&other), free(ux), free(uy), free(h), dfree(&dux), dfree(&duy);
 }
 
+/* A build with every launch candidate (INSDG_GPU_TUNING): the element kernels again with
+   each candidate c, for the kernels where it fits at this N (the others keep their tuned
+   choice). */
+static void test_candidates(const level *L, const blk *B)
+{
+  for (int c = 0; c < INSDG_GPU_NCANDIDATES; ++c) {
+    const int before = failures, checks = nchecks;
+    int used = 0;
+    for (int k = 0; k < INSDG_GPU_NKERNELS; ++k) {
+      insdg_gpu_launch li;
+      GPU(insdg_gpu_select_candidate(k, c));
+      const int v = k <= INSDG_GPU_KERNEL_ADV_SURFACE ? INSDG_GPU_VERSION_DEFAULT : 0;
+      if (insdg_gpu_launch_info(k, L->N, v, &li) == INSDG_GPU_OK) ++used;
+      else GPU(insdg_gpu_select_candidate(k, -1));
+    }
+    test_local_gradient(L, B);
+    test_gradient(L, B);
+    test_divergence(L, B);
+    test_sipdg(L, B);
+    test_advection(L, B);
+    test_mass(L, B);
+    test_transfers(L, B);
+    printf("N=%2d block %d candidate %d (%d kernels): %3d checks, %s\n", L->N, B->id, c, used, nchecks - checks,
+           failures == before ? "all passed" : "FAILURES");
+  }
+  for (int k = 0; k < INSDG_GPU_NKERNELS; ++k) GPU(insdg_gpu_select_candidate(k, -1));
+}
+
 static void test_degree(int N)
 {
   insdg_ref *ref = insdg_ref_create(N);
@@ -730,6 +758,7 @@ static void test_degree(int N)
     test_vectors(&L, &B);
     printf("N=%2d block %d (K=%3d, %4d halo slots): %3d checks, %s\n", N, k, B.b->K, B.b->nhalo, nchecks - checks,
            failures == before ? "all passed" : "FAILURES");
+    if (insdg_gpu_tuning_build()) test_candidates(&L, &B);
     GPU(insdg_gpu_free(B.d_bc));
     insdg_gpu_block_destroy(&B.B);
     free(B.bc);

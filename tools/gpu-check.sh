@@ -4,7 +4,7 @@
 # needs. It lives at the top of the bundle that tools/gpu-bundle.sh makes, and runs
 # everything from the bundle (insdg, test_gpu, bench_gpu, StarPU with CUDA, Open MPI).
 #
-#   gpu-check.sh [--out DIR] [--no-gpu] [--quick]
+#   gpu-check.sh [--out DIR] [--no-gpu] [--quick] [--cases "LIST"] [--no-mpi]
 #
 # With a GPU (the default):
 #   a. test_gpu (every kernel and version against the CPU kernels, N = 1..10), then
@@ -23,6 +23,9 @@
 #   workers, insdg run on CPU workers, 1 and 2 ranks); this is what the ctest `bundle`
 #   runs in a root holding only glibc, the bundle and CUDA's runtime libraries.
 # --quick: no sanitizers, no bench_gpu; c. on the small Taylor case only.
+# --cases "LIST": the cases of c. (taylor6, taylor4_big, cylinder5; default all three, or
+#     taylor6 with --quick).
+# --no-mpi: skip d. (two ranks on the GPU).
 # INSDG_CHECK_RUN_LIMIT: seconds one run may take (300).
 #
 # Results: DIR (default ./gpu-check-results) holds at most 8 files, no folders:
@@ -37,12 +40,16 @@ B="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUTDIR="$PWD/gpu-check-results"
 GPU=1
 QUICK=0
+CASES=""
+NOMPI=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUTDIR="$2"; shift 2 ;;
     --no-gpu) GPU=0; shift ;;
     --quick) QUICK=1; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    --cases) CASES="$2"; shift 2 ;;
+    --no-mpi) NOMPI=1; shift ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -206,17 +213,23 @@ else
   say "== c. insdg run: CUDA worker vs CPU workers"
   cases="taylor6"
   [ "$QUICK" = 0 ] && cases="taylor6 taylor4_big cylinder5"
+  [ -n "$CASES" ] && cases="$CASES"
   for c in $cases; do
-    run "${c}_gpu" STARPU_NCUDA=1 STARPU_NCPU=1 STARPU_PROFILING=1 -- "$B/bin/insdg" run "$WORK/cases/$c.ini" \
-      --output "$WORK/out/${c}_gpu" || true
-    run "${c}_cpu" STARPU_NCUDA=0 STARPU_NCPU=1 STARPU_PROFILING=1 -- "$B/bin/insdg" run "$WORK/cases/$c.ini" \
-      --output "$WORK/out/${c}_cpu" || true
+    # INSDG_PERFMODELS with STARPU_CALIBRATE: every task's time goes into the codelets'
+    # history models (perfmodels.tar.gz, for bench/perfmodels/<device>/)
+    run "${c}_gpu" STARPU_NCUDA=1 STARPU_NCPU=1 STARPU_PROFILING=1 INSDG_PERFMODELS=1 STARPU_CALIBRATE=1 -- \
+      "$B/bin/insdg" run "$WORK/cases/$c.ini" --output "$WORK/out/${c}_gpu" || true
+    run "${c}_cpu" STARPU_NCUDA=0 STARPU_NCPU=1 STARPU_PROFILING=1 INSDG_PERFMODELS=1 STARPU_CALIBRATE=1 -- \
+      "$B/bin/insdg" run "$WORK/cases/$c.ini" --output "$WORK/out/${c}_cpu" || true
     if python3 "$B/tools/compare_runs.py" "$WORK/out/${c}_gpu" "$WORK/out/${c}_cpu" --rtol "$RTOL" \
          --label "$c: CUDA vs CPU" --expect-cuda 1 >>"$SUMMARY"; then pass "$c: GPU run agrees with the CPU run"
     else fail "$c: GPU run vs CPU run"; fi
   done
 
   # ---- d. two ranks on the one GPU ---------------------------------------------------------------
+  if [ "$NOMPI" = 1 ]; then
+    say "SKIP  d. two ranks on the GPU (--no-mpi)"
+  else
   say "== d. mpirun -np 2, both ranks on the GPU"
   # 5 steps: two ranks cost a StarPU-MPI message per block pair and field (docs/performance.md)
   run taylor6_short_gpu STARPU_NCUDA=1 STARPU_NCPU=1 -- "$B/bin/insdg" run "$WORK/cases/taylor6_short.ini" \
@@ -227,6 +240,7 @@ else
        --label "taylor6_short: 2 ranks vs 1 rank on the GPU" --expect-cuda 1 >>"$SUMMARY"; then
     pass "2 ranks on one GPU agree with 1 rank"
   else fail "2 ranks on one GPU"; fi
+  fi
 fi
 
 # ---- e. and the results, packed ------------------------------------------------------------------

@@ -38,6 +38,8 @@ def read(path):
     rows = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
+            if int(r.get("candidate") or -1) >= 0:   # bench_gpu --sweep rows: tables only
+                continue
             for k in ("N", "K", "version", "threads", "elements_per_block", "elements_per_thread"):
                 r[k] = int(r[k])
             for k in ("gflops", "gbs", "copy_bound_gflops", "smem_bound_gflops", "bound_gflops", "fraction",
