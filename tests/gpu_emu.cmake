@@ -49,13 +49,22 @@ target_link_libraries(bench_gpu_emu PRIVATE insdg_gpu_emu ${INSDG_GPU_REF_LIB})
 set_target_properties(bench_gpu_emu PROPERTIES LINKER_LANGUAGE CXX)
 set(_emu_csv ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu/bench_gpu_emu.csv)
 add_test(NAME bench_gpu_emulated
-         COMMAND bench_gpu_emu --kmin 64 --nmax 3 --reps 1 --copy-mib 4 --csv ${_emu_csv})
+         COMMAND bench_gpu_emu --kmin 64 --nmax 3 --reps 1 --copy-mib 4 --sweep --csv ${_emu_csv})
 set_tests_properties(bench_gpu_emulated PROPERTIES LABELS unit TIMEOUT 600 FIXTURES_SETUP bench_gpu_emu_csv)
 add_test(NAME plot_gpu_roofline_emulated
          COMMAND ${INSDG_SYSTEM_PYTHON} ${PROJECT_SOURCE_DIR}/tools/plot_gpu_roofline.py ${_emu_csv}
                  --out ${CMAKE_CURRENT_BINARY_DIR}/gpu_emu/plots)
 set_tests_properties(plot_gpu_roofline_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
                      PASS_REGULAR_EXPRESSION "gpu_roofline_sipdg.png")
+# --sweep rows (this build compiles the tuned candidate only) and their tables: the TUNED
+# table gpu_table.py gives must name the build's own choice at N = 2, e.g. local_gradient's
+add_test(NAME gpu_table_emulated
+         COMMAND ${INSDG_SYSTEM_PYTHON} ${PROJECT_SOURCE_DIR}/tools/gpu_table.py ${_emu_csv})
+set_tests_properties(gpu_table_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
+                     PASS_REGULAR_EXPRESSION "local_gradient: \\{0, [0-9], 1, [0-9], -1")
+# the GPU-vs-CPU verdict of gpu-check.sh (tools/compare_runs.py) on run directories it makes
+add_test(NAME compare_runs_verdicts COMMAND ${INSDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_compare_runs.py)
+set_tests_properties(compare_runs_verdicts PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_compare_runs: ok")
 
 # The StarPU CUDA codelets of tasks/ end to end on the emulation: the tasks library built
 # again with INSDG_GPU_CODELETS_ON_CPU (tasks/starpu_gpu.h: each codelet's CUDA function

@@ -9,7 +9,9 @@ of the last diagnostics row (kinetic energy, max |div u| relative to cfl/dt, CFL
 components relative to their force vector's size) agree to R relative. Prints one table of the two runs:
 workers, mean iterations per step, ms per step by stage, and StarPU's profile (the share
 of the workers' time inside tasks; summary.json "runtime", with STARPU_PROFILING=1).
---expect-cuda W: run A must have had W CUDA workers.
+--expect-cuda W: run A must have had W CUDA workers. --rtol-solver T: the tolerance when
+the runs' mean iteration counts differ (the solvers' relative tolerance; a last-bit
+difference of the kernels can move one convergence test across its threshold).
 Exit status 0 when they agree, 1 when not (the reason is printed), 2 when a run is missing.
 """
 import argparse
@@ -55,6 +57,8 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-10)
     p.add_argument("--label", default="")
     p.add_argument("--expect-cuda", type=int)
+    p.add_argument("--rtol-solver", type=float, default=None,
+                   help="tolerance when the runs' iteration counts differ (the solvers' relative tolerance)")
     args = p.parse_args()
     sa, header, ra = load(args.a)
     sb, _, rb = load(args.b)
@@ -102,9 +106,19 @@ def main():
         if not math.isfinite(d) or d > worst:
             worst, worst_name = (d if math.isfinite(d) else math.inf), name
         print(f"    {name:>16}: {x:.15e} {y:.15e}  rel. diff {d:.2e}")
-    print(f"  largest relative difference {worst:.2e} ({worst_name}), tolerance {args.rtol:.0e}")
-    if worst > args.rtol:
-        problems.append(f"{worst_name} differs by {worst:.2e} > {args.rtol:.0e}")
+    # Kernels that differ in the last bit (FMA contraction) can move a solver's convergence
+    # test across its threshold: one iteration more or less in one solve, and from there
+    # on the two runs agree only to the solvers' tolerance (seen: Taylor N = 6, 300 steps
+    # with solution projection, u iterations 5.73 vs 5.74 per step, errors 3e-10 apart).
+    rtol = args.rtol
+    ita, itb = sa["mean_iterations"], sb["mean_iterations"]
+    if args.rtol_solver is not None and any(ita[k] != itb[k] for k in ("u", "v", "p")):
+        rtol = max(rtol, args.rtol_solver)
+        print(f"  iteration counts differ (a convergence test fell the other way): tolerance {rtol:.0e}, "
+              f"the solvers' relative tolerance")
+    print(f"  largest relative difference {worst:.2e} ({worst_name}), tolerance {rtol:.0e}")
+    if worst > rtol:
+        problems.append(f"{worst_name} differs by {worst:.2e} > {rtol:.0e}")
     if problems:
         print("  DIFFERENT: " + "; ".join(problems))
         return 1
