@@ -880,7 +880,7 @@ static int read_solver(parse_state *st, const insdg_case *c, const char *section
     return -1;
   /* a projected velocity guess often meets the tolerance at once; the pressure solve
      then pays for the velocity's unconverged part (docs/solvers.md, "Solution projection") */
-  s->min_iterations = !pressure && s->projection > 0 ? 4 : 0;
+  s->min_iterations = !pressure && s->projection > 0 ? (s->max_iterations < 4 ? s->max_iterations : 4) : 0;
   if (get_int(st, section, "min_iterations", 0, 0, s->max_iterations, &s->min_iterations)) return -1;
   return pressure ? read_pmg_degrees(st, c, s) : 0;
 }
