@@ -382,6 +382,14 @@ static void test_valid_base(void)
   insdg_case *c = read_ok(path);
   if (c) EXPECT_NEAR(insdg_expr_eval(c->initial_u, 0.7, 0, 0), 1);
   insdg_case_destroy(c);
+  /* the velocity solver's default min_iterations (4 with projection) never exceeds
+     max_iterations (fuzz Finding 6, tests/fuzz/README.md) */
+  snprintf(path, sizeof path, "%s/vel_max3.ini", tmpdir);
+  write_case(path, base_head, "[initial]\nu = 0\nv = 0\n[boundary.wall]\ntype = wall\n"
+                              "[velocity_solver]\nmax_iterations = 3\n");
+  c = read_ok(path);
+  if (c) EXPECT(c->velocity.max_iterations == 3 && c->velocity.min_iterations == 3);
+  insdg_case_destroy(c);
 }
 
 static void test_structure_errors(void)
