@@ -8,13 +8,13 @@
 #include <stddef.h>
 
 #include <type_traits>
+#include <utility>
 
 #include "gpu_port.h"
 #include "insdg_gpu.h"
 
 namespace insdg_gpu {
 
-static_assert(INSDG_GPU_NMAX == 10, "extend dispatch_n below");
 
 // Sizes of the degree-N triangle (src/ref_tri.h, src/ops_kernels.inc).
 template <int N_>
@@ -54,23 +54,25 @@ __device__ __forceinline__ double central_jump2(int code, double uM, double uP, 
     return 0.0;
 }
 
+// Run-time v in LO .. LO+COUNT-1 -> f(std::integral_constant<int, v>{}); `miss` otherwise.
+template <int LO, class F, int... I>
+int dispatch_seq(int v, int miss, F &&f, std::integer_sequence<int, I...>)
+{
+    int rc = miss;
+    (void)((v == LO + I ? (rc = f(std::integral_constant<int, LO + I>{}), true) : false) || ...);
+    return rc;
+}
+template <int LO, int COUNT, class F>
+int dispatch_range(int v, int miss, F &&f)
+{
+    return dispatch_seq<LO>(v, miss, f, std::make_integer_sequence<int, COUNT>{});
+}
+
 // Run-time degree -> compile-time degree: f(std::integral_constant<int, N>{}).
 template <class F>
 int dispatch_n(int N, F &&f)
 {
-    switch (N) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    case 10: return f(std::integral_constant<int, 10>{});
-    default: return INSDG_GPU_EBADN;
-    }
+    return dispatch_range<1, INSDG_GPU_NMAX>(N, INSDG_GPU_EBADN, f);
 }
 
 // ---- launch candidates: the per-N choice of elements per block and per thread -------------
@@ -98,23 +100,19 @@ int dispatch_candidate(int c, F &&f)
     static_assert(TUNED >= 0 && TUNED < NCAND, "TUNED names a candidate");
     if (c < 0) c = TUNED;
 #if defined(INSDG_GPU_TUNING) && INSDG_GPU_TUNING
-    static_assert(NCAND == 10, "extend dispatch_candidate");
-    switch (c) {
-    case 0: return f(std::integral_constant<int, 0>{});
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    default: return INSDG_GPU_EBADVERSION;
-    }
+    return dispatch_range<0, NCAND>(c, INSDG_GPU_EBADVERSION, f);
 #else
     return c == TUNED ? f(std::integral_constant<int, TUNED>{}) : INSDG_GPU_EBADVERSION;
 #endif
+}
+
+// Stage n consecutive doubles src[base ..] into s (zeros from `total` on), by the NT
+// threads of the block; the caller synchronises.
+template <int NT>
+__device__ __forceinline__ void stage_doubles(const double *__restrict__ src, size_t base, size_t total, int n,
+                                              double *s)
+{
+    for (int k = threadIdx.x; k < n; k += NT) s[k] = base + k < total ? src[base + k] : 0.0;
 }
 
 // After a launch: a configuration or launch error becomes INSDG_GPU_ELAUNCH.

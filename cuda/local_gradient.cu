@@ -50,7 +50,7 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t base = e_first * NP, total = (size_t)K * NP;
-    for (int k = t; k < NE * NP; k += NT) s_u[k] = base + k < total ? u[base + k] : 0.0;
+    stage_doubles<NT>(u, base, total, NE * NP, s_u);
     __syncthreads();
 
     const int g = t / NP, i = t - g * NP;

@@ -42,7 +42,7 @@ mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ A
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t base = e_first * NP, total = (size_t)K * NP;
-    for (int k = t; k < NE * NP; k += NT) s_r[k] = base + k < total ? r[base + k] : 0.0;
+    stage_doubles<NT>(r, base, total, NE * NP, s_r);
     __syncthreads();
     const int gr = t / NP, i = t - gr * NP;
     double sum[P];
@@ -92,7 +92,7 @@ prolong_kernel(int K, int npc, const double *__restrict__ Pm, const double *__re
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t base = e_first * (size_t)npc, total = (size_t)K * npc;
-    for (int k = t; k < NE * npc; k += NT) s_c[k] = base + k < total ? coarse[base + k] : 0.0;
+    stage_doubles<NT>(coarse, base, total, NE * npc, s_c);
     __syncthreads();
     const int gr = t / NPF, i = t - gr * NPF;
     double sum[P];
@@ -122,7 +122,7 @@ restrict_kernel(int K, int npc, const double *__restrict__ Pm, const double *__r
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t base = e_first * NPF, total = (size_t)K * NPF;
-    for (int k = t; k < NE * NPF; k += NT) s_f[k] = base + k < total ? fine[base + k] : 0.0;
+    stage_doubles<NT>(fine, base, total, NE * NPF, s_f);
     __syncthreads();
     const int gr = t / NPF, j = t - gr * NPF;
     if (j >= npc) return;
