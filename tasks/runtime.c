@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "runtime.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <starpu.h>
 #include <stdio.h>
@@ -112,9 +113,21 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   if (cores > 0 && nworkers > 0 && nworkers < cores && !getenv("STARPU_WORKERS_CPUID"))
     setenv("STARPU_WORKERS_NOBIND", "1", 0);
 #endif
+  /* halo exchanges, reductions and the coarse solve have CPU implementations only: without
+     a CPU worker their first task would find no worker */
+  static const char no_cpu[] = "no CPU worker (STARPU_NCPU=0?): insdg needs at least one, beside any CUDA workers";
   const int status = starpu_init(&conf);
+  if (status == -ENODEV) {   /* no worker at all */
+    snprintf(err, errlen, "%s", no_cpu);
+    return 1;
+  }
   if (status != 0) {
     snprintf(err, errlen, "cannot start StarPU (error %d); check STARPU_NCPU and STARPU_SCHED", status);
+    return 1;
+  }
+  if (starpu_cpu_worker_get_count() == 0) {
+    starpu_shutdown();
+    snprintf(err, errlen, "%s", no_cpu);
     return 1;
   }
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));

@@ -144,6 +144,11 @@ while(_bad)
            -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
   set_tests_properties(run_${_name} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}")
 endwhile()
+# no CPU worker: refused at start-up (it was an internal error at the first CPU-only task)
+add_test(NAME run_bad_no_cpu_worker COMMAND ${CMAKE_COMMAND} "-DCMD=${_insdg};run;${_run_cases}/run_taylor.ini"
+         "-DREGEX=^insdg: error: no CPU worker \\(STARPU_NCPU=0\\?\\): insdg needs at least one"
+         -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
+set_tests_properties(run_bad_no_cpu_worker PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=0")
 
 # checkpoint and restart through `insdg run`: 4 steps with a checkpoint every 2; then a run
 # restarted from the step-2 checkpoint must end with bitwise the same fields
