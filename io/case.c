@@ -796,6 +796,14 @@ static int read_time(parse_state *st, insdg_case *c)
       get_int(st, "time", "order", 0, 1, 2, &c->time_order) ||
       get_int(st, "time", "substeps", 0, 0, 1000, &c->substeps))
     return -1;
+  /* the run takes round(final_time / dt) steps: at least 1, at most 1e9 */
+  const double nsteps = round(c->final_time / c->dt);
+  if (nsteps < 1 || nsteps > 1e9) {
+    const key_entry *f = find_entry(st, "time", "final_time");
+    fail(st, f ? f->line : 0, "time", "final_time", "%g is %s (dt = %g)", c->final_time,
+         nsteps < 1 ? "less than half a time step" : "more than 1e9 time steps", c->dt);
+    return -1;
+  }
   /* start = lower_order (default): BDF1/EXT1 first, then BDF2; exact: the history before
      t = 0 from the [exact] section, so that the first step is already of order S */
   c->start_exact = 0;

@@ -417,8 +417,11 @@ void print_end(const run_state *r)
            MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / n, status_text(r));
   static const char *const name[NERR] = {"u", "v", "p"};
   for (int k = 0; k < NERR && c->has_exact; ++k)
-    if (r->errors.have[k])
+    if (r->errors.have[k] && isfinite(r->errors.relative[k]))
       printf("  L2 error of %s: %.6e (relative %.6e)\n", name[k], r->errors.absolute[k], r->errors.relative[k]);
+    else if (r->errors.have[k])   /* relative to a zero exact field: none (summary.json: null) */
+      printf("  L2 error of %s: %.6e (the exact %s is zero: no relative error)\n", name[k], r->errors.absolute[k],
+             name[k]);
   printf("  wrote %d field file(s)%s%s in %s%s\n", r->files, r->csv_failed ? "" : ", diagnostics.csv",
          r->summary_written ? " and summary.json" : "", r->s->outdir,
          r->summary_written ? "" : " (summary.json could NOT be written)");

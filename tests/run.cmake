@@ -92,6 +92,17 @@ add_test(NAME check_run_taylor_profiled_no_models
 set_tests_properties(check_run_taylor_profiled_no_models PROPERTIES LABELS mpi
                      FIXTURES_REQUIRED run_taylor_profiled_out PASS_REGULAR_EXPRESSION "check_perfmodels: ok")
 
+# an exact field that is zero: its L2 error has no relative value (the log says so; it
+# printed "relative nan"), summary.json's "relative" is null
+insdg_run_test(run_zero_exact 1 run_zero_exact.ini)
+set_tests_properties(run_zero_exact PROPERTIES PASS_REGULAR_EXPRESSION
+                     "L2 error of p: [0-9.e+-]+ \\(the exact p is zero: no relative error\\)")
+add_test(NAME check_run_zero_exact COMMAND /usr/bin/python3 -c
+         "import json, sys; e = json.load(open(sys.argv[1]))['errors']; ok = e['p']['relative'] is None and e['u']['relative'] > 0; print('zero exact: ok' if ok else e); sys.exit(0 if ok else 1)"
+         ${_run_out}/run_zero_exact/summary.json)
+set_tests_properties(check_run_zero_exact PROPERTIES LABELS mpi FIXTURES_REQUIRED run_zero_exact_out
+                     PASS_REGULAR_EXPRESSION "zero exact: ok")
+
 insdg_run_test(run_taylor_neumann 1 run_taylor_neumann.ini)
 insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3)
 
