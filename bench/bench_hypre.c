@@ -32,20 +32,17 @@
  *
  * Usage: bench_hypre [--nx NX=16] [--nmax NMAX=6]      (mpirun -np 1 optional)
  */
-#include <malloc.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h> /* ffs(), used by hypre's internal headers */
 
 #include "HYPRE.h"
-#include "HYPRE_krylov.h"
-#include "HYPRE_parcsr_ls.h"
-#include "_hypre_parcsr_ls.h" /* levels and coarse matrices of the hierarchy (operator complexity) */
+#include "HYPRE_parcsr_ls.h" /* HYPRE_Init, HYPRE_Finalize */
 
 #include "amg.h"
+#include "hypre_solve.h"
 #include "assemble.h"
 #include "csr.h"
 #include "error.h"
@@ -54,49 +51,19 @@
 #include "ref_tri.h"
 #include "roofline.h"
 
-_Static_assert(sizeof(HYPRE_Complex) == sizeof(double) && sizeof(HYPRE_Real) == sizeof(double),
-               "hypre must be built with double precision");
 
 static const double PI = 3.14159265358979323846;
 static const double RTOL = 1e-8;
 static const int MAXIT = 1000;
 
-static double heap_bytes(void)
+static insdg_bench_result run_insdg(const insdg_csr *A, const double *b)
 {
-  const struct mallinfo2 mi = mallinfo2();
-  return (double)mi.uordblks + (double)mi.hblkhd;
-}
-
-typedef struct {
-  const char *method;
-  int levels, iters, converged;
-  double complexity, t_setup, t_solve, relres, mem_matrix, mem_prec, mem_heap;
-} result;
-
-static double norm2(const double *v, int n)
-{
-  double s = 0;
-  for (int i = 0; i < n; ++i) s += v[i] * v[i];
-  return sqrt(s);
-}
-
-static double true_relres(const insdg_csr *A, const double *b, const double *x)
-{
-  double *r = insdg_malloc(sizeof(double) * (size_t)A->nrows);
-  insdg_csr_residual(A, x, b, r);
-  const double rr = norm2(r, A->nrows) / norm2(b, A->nrows);
-  free(r);
-  return rr;
-}
-
-static result run_insdg(const insdg_csr *A, const double *b)
-{
-  result res = {.method = "insdg AMG + FPCG"};
+  insdg_bench_result res = {.method = "insdg AMG + FPCG"};
   const int n = A->nrows;
-  double h0 = heap_bytes(), t0 = insdg_wtime();
+  double h0 = insdg_bench_heap_bytes(), t0 = insdg_wtime();
   insdg_amg *amg = insdg_amg_setup(A, NULL);
   res.t_setup = insdg_wtime() - t0;
-  res.mem_heap = heap_bytes() - h0;
+  res.mem_heap = insdg_bench_heap_bytes() - h0;
   res.mem_matrix = (double)insdg_csr_memory(A);
   res.mem_prec = (double)insdg_amg_memory(amg);
   res.levels = insdg_amg_levels(amg);
@@ -105,122 +72,13 @@ static result run_insdg(const insdg_csr *A, const double *b)
   t0 = insdg_wtime();
   res.converged = insdg_fpcg_csr(A, b, x, insdg_amg_precondition, amg, RTOL, MAXIT, &res.iters, NULL) == 0;
   res.t_solve = insdg_wtime() - t0;
-  res.relres = true_relres(A, b, x);
+  res.relres = insdg_bench_true_relres(A, b, x);
   free(x);
   insdg_amg_destroy(amg);
   return res;
 }
 
-/* The preconditioner is set up explicitly (timed, heap measured) before PCG's setup, so
-   PCG gets a setup function that does nothing. */
-static HYPRE_Int noop_setup(HYPRE_Solver s, HYPRE_ParCSRMatrix A, HYPRE_ParVector b, HYPRE_ParVector x)
-{
-  (void)s, (void)A, (void)b, (void)x;
-  return 0;
-}
-
-static double parcsr_nnz(hypre_ParCSRMatrix *A)
-{
-  return (double)hypre_CSRMatrixNumNonzeros(hypre_ParCSRMatrixDiag(A)) +
-         (double)hypre_CSRMatrixNumNonzeros(hypre_ParCSRMatrixOffd(A));
-}
-
-static result run_hypre(const insdg_csr *A, const double *b, double theta, char *label, size_t labellen)
-{
-  snprintf(label, labellen, "hypre BoomerAMG(theta %.2f) + PCG", theta);
-  result res = {.method = label};
-  const int n = A->nrows;
-  HYPRE_BigInt *rows = insdg_malloc(sizeof(HYPRE_BigInt) * (size_t)n);
-  HYPRE_BigInt *cols = insdg_malloc(sizeof(HYPRE_BigInt) * (size_t)A->nnz);
-  HYPRE_Int *ncols = insdg_malloc(sizeof(HYPRE_Int) * (size_t)n), *zeros = insdg_calloc((size_t)n, sizeof(HYPRE_Int));
-  for (int i = 0; i < n; ++i) rows[i] = i, ncols[i] = A->row_ptr[i + 1] - A->row_ptr[i];
-  for (int k = 0; k < A->nnz; ++k) cols[k] = A->col[k];
-  double *x = insdg_calloc((size_t)n, sizeof(double));
-
-  /* the matrix: one rank owns every row, so everything is in the diagonal block */
-  double h0 = heap_bytes();
-  HYPRE_IJMatrix ijA;
-  HYPRE_IJMatrixCreate(MPI_COMM_WORLD, 0, n - 1, 0, n - 1, &ijA);
-  HYPRE_IJMatrixSetObjectType(ijA, HYPRE_PARCSR);
-  HYPRE_IJMatrixSetDiagOffdSizes(ijA, ncols, zeros);
-  HYPRE_IJMatrixInitialize(ijA);
-  HYPRE_IJMatrixSetValues(ijA, n, ncols, rows, cols, A->val);
-  HYPRE_IJMatrixAssemble(ijA);
-  res.mem_matrix = heap_bytes() - h0;
-  HYPRE_ParCSRMatrix parA;
-  HYPRE_IJMatrixGetObject(ijA, (void **)&parA);
-
-  HYPRE_IJVector ijb, ijx;
-  HYPRE_IJVectorCreate(MPI_COMM_WORLD, 0, n - 1, &ijb);
-  HYPRE_IJVectorSetObjectType(ijb, HYPRE_PARCSR);
-  HYPRE_IJVectorInitialize(ijb);
-  HYPRE_IJVectorSetValues(ijb, n, rows, b);
-  HYPRE_IJVectorAssemble(ijb);
-  HYPRE_IJVectorCreate(MPI_COMM_WORLD, 0, n - 1, &ijx);
-  HYPRE_IJVectorSetObjectType(ijx, HYPRE_PARCSR);
-  HYPRE_IJVectorInitialize(ijx);
-  HYPRE_IJVectorSetValues(ijx, n, rows, x);
-  HYPRE_IJVectorAssemble(ijx);
-  HYPRE_ParVector parb, parx;
-  HYPRE_IJVectorGetObject(ijb, (void **)&parb);
-  HYPRE_IJVectorGetObject(ijx, (void **)&parx);
-
-  HYPRE_Solver amg, pcg;
-  HYPRE_BoomerAMGCreate(&amg);
-  HYPRE_BoomerAMGSetCoarsenType(amg, 10);      /* HMIS (the 2.26 default, set explicitly) */
-  HYPRE_BoomerAMGSetStrongThreshold(amg, theta);
-  HYPRE_BoomerAMGSetRelaxType(amg, 6);         /* hybrid symmetric Gauss-Seidel; coarsest: Gaussian elimination */
-  HYPRE_BoomerAMGSetNumSweeps(amg, 1);
-  HYPRE_BoomerAMGSetTol(amg, 0.0);
-  HYPRE_BoomerAMGSetMaxIter(amg, 1);
-  HYPRE_BoomerAMGSetPrintLevel(amg, 0);
-
-  h0 = heap_bytes();
-  double t0 = insdg_wtime();
-  HYPRE_BoomerAMGSetup(amg, parA, parb, parx);
-  res.t_setup = insdg_wtime() - t0;
-  res.mem_prec = res.mem_heap = heap_bytes() - h0;
-  {
-    hypre_ParAMGData *d = (hypre_ParAMGData *)amg;
-    hypre_ParCSRMatrix **Al = hypre_ParAMGDataAArray(d);
-    res.levels = hypre_ParAMGDataNumLevels(d);
-    double s = 0;
-    for (int l = 0; l < res.levels; ++l) s += parcsr_nnz(Al[l]);
-    res.complexity = s / parcsr_nnz(Al[0]);
-  }
-
-  HYPRE_ParCSRPCGCreate(MPI_COMM_WORLD, &pcg);
-  HYPRE_PCGSetTol(pcg, RTOL);
-  HYPRE_PCGSetMaxIter(pcg, MAXIT);
-  HYPRE_PCGSetTwoNorm(pcg, 1);
-  HYPRE_PCGSetRelChange(pcg, 0);
-  HYPRE_PCGSetPrintLevel(pcg, 0);
-  HYPRE_ParCSRPCGSetPrecond(pcg, HYPRE_BoomerAMGSolve, noop_setup, amg);
-  t0 = insdg_wtime();
-  HYPRE_ParCSRPCGSetup(pcg, parA, parb, parx); /* PCG's work vectors only */
-  res.t_setup += insdg_wtime() - t0;
-
-  t0 = insdg_wtime();
-  HYPRE_ParCSRPCGSolve(pcg, parA, parb, parx);
-  res.t_solve = insdg_wtime() - t0;
-  HYPRE_Int its;
-  HYPRE_Real rel;
-  HYPRE_PCGGetNumIterations(pcg, &its);
-  HYPRE_PCGGetFinalRelativeResidualNorm(pcg, &rel);
-  res.iters = its;
-  HYPRE_IJVectorGetValues(ijx, n, rows, x);
-  res.relres = true_relres(A, b, x);
-  res.converged = its < MAXIT && rel <= RTOL;
-
-  HYPRE_ParCSRPCGDestroy(pcg);
-  HYPRE_BoomerAMGDestroy(amg);
-  HYPRE_IJVectorDestroy(ijx), HYPRE_IJVectorDestroy(ijb);
-  HYPRE_IJMatrixDestroy(ijA);
-  free(x), free(rows), free(cols), free(ncols), free(zeros);
-  return res;
-}
-
-static void print_row(const insdg_mesh *m, int N, const insdg_csr *A, const result *r)
+static void print_row(const insdg_mesh *m, int N, const insdg_csr *A, const insdg_bench_result *r)
 {
   const double K = m->K;
   printf("| %d | %d | %s | %d | %d | %d | %.2f | %d%s | %.3f | %.3f | %.1e | %.2f | %.2f | %.2f |\n", m->K, N, r->method,
@@ -243,12 +101,12 @@ static void run_all(insdg_mesh *m, int N)
   for (size_t k = 0; k < (size_t)K * Np; ++k) f[k] = 2 * PI * PI * sin(PI * m->x[k]) * sin(PI * m->y[k]);
   insdg_mesh_weak_form(m, f, b);   /* b = J M f */
   free(f);
-  result r = run_insdg(A, b);
+  insdg_bench_result r = run_insdg(A, b);
   print_row(m, N, A, &r);
   static const double thetas[] = {0.25, 0.5};
   for (int t = 0; t < 2; ++t) {
     char label[64];
-    r = run_hypre(A, b, thetas[t], label, sizeof label);
+    r = insdg_bench_hypre(A, b, thetas[t], RTOL, MAXIT, label, sizeof label);
     print_row(m, N, A, &r);
   }
   free(b), free(bc);

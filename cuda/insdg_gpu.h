@@ -201,6 +201,8 @@ int insdg_gpu_axpby(size_t n, double alpha, const double *x, double beta, double
 int insdg_gpu_copy(size_t n, const double *x, double *y, void *stream);                    /* y = x */
 int insdg_gpu_sub(size_t n, const double *a, const double *b, double *y, void *stream);    /* y = a - b */
 int insdg_gpu_jacobi(size_t n, const double *dinv, const double *r, double *z, void *stream);  /* z = dinv .* r */
+/* z_e = B_e r_e per element: n = K Np nodes, B [K][Np][Np] row-major per element */
+int insdg_gpu_block_jacobi(size_t n, int Np, const double *binv, const double *r, double *z, void *stream);
 /* partial[k] = x[k] . y[k], k < ndots <= INSDG_GPU_DOTS_MAX (device array of ndots);
    work: device scratch of ndots * INSDG_GPU_DOTS_BLOCKS doubles. Deterministic: a fixed
    grid and a fixed reduction tree, so the same bits on every run and every device. */

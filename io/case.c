@@ -282,7 +282,9 @@ static const char *section_keys(const char *section)
   static const char *const keys[NPLAIN_SECTIONS] = {
       "name mesh order refine output", NULL, "nu", "dt final_time order substeps start",
       "tolerance max_iterations preconditioner projection min_iterations",
-      "tolerance max_iterations preconditioner projection min_iterations pmg_degrees", "u v p", "u v p",
+      "tolerance max_iterations preconditioner projection min_iterations pmg_degrees pmg_smoother "
+      "pmg_chebyshev_degree",
+      "u v p", "u v p",
       "interval checkpoint_interval_steps checkpoint_interval_seconds checkpoints_kept forces"};
   for (int i = 0; i < NPLAIN_SECTIONS; i++)
     if (strcmp(section, plain_sections[i]) == 0) return keys[i];
@@ -820,7 +822,8 @@ static int read_time(parse_state *st, insdg_case *c)
 
 const char *insdg_precond_name(insdg_precond p)
 {
-  static const char *const names[] = {"default", "none", "jacobi", "inverse_mass", "pmg_amg", "full_amg"};
+  static const char *const names[] = {"default", "none", "jacobi", "inverse_mass", "pmg_amg", "full_amg",
+                                      "block_jacobi"};
   return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }
 
@@ -830,7 +833,7 @@ static int read_preconditioner(parse_state *st, const char *section, const char 
 {
   const key_entry *e = find_entry(st, section, "preconditioner");
   if (!e) return 0;
-  for (int p = INSDG_PRECOND_NONE; p <= INSDG_PRECOND_FULL_AMG; p++)
+  for (int p = INSDG_PRECOND_NONE; p <= INSDG_PRECOND_BLOCK_JACOBI; p++)
     if (strcmp(e->value, insdg_precond_name((insdg_precond)p)) == 0 &&
         word_in_list(e->value, allowed)) {
       *out = (insdg_precond)p;
@@ -872,14 +875,40 @@ static int read_pmg_degrees(parse_state *st, const insdg_case *c, insdg_case_sol
   return 0;
 }
 
+/* pmg_smoother = block_jacobi | jacobi, pmg_chebyshev_degree = 1..16: with pmg_amg only */
+static int read_pmg_smoother(parse_state *st, insdg_case_solver *s)
+{
+  static const char *const keys[] = {"pmg_smoother", "pmg_chebyshev_degree"};
+  for (int k = 0; k < 2; k++) {
+    const key_entry *e = find_entry(st, "pressure_solver", keys[k]);
+    if (e && s->preconditioner != INSDG_PRECOND_PMG_AMG) {
+      fail(st, e->line, "pressure_solver", keys[k], "needs preconditioner = pmg_amg");
+      return -1;
+    }
+  }
+  const key_entry *e = find_entry(st, "pressure_solver", "pmg_smoother");
+  s->pmg_point_jacobi = 0;
+  if (e) {
+    if (strcmp(e->value, "block_jacobi") && strcmp(e->value, "jacobi")) {
+      fail(st, e->line, "pressure_solver", "pmg_smoother", "unknown smoother '%s' (known: block_jacobi jacobi)",
+           e->value);
+      return -1;
+    }
+    s->pmg_point_jacobi = !strcmp(e->value, "jacobi");
+  }
+  s->pmg_chebyshev_degree = 4;
+  return get_int(st, "pressure_solver", "pmg_chebyshev_degree", 0, 1, 16, &s->pmg_chebyshev_degree);
+}
+
 static int read_solver(parse_state *st, const insdg_case *c, const char *section, int pressure,
                        insdg_case_solver *s)
 {
   s->tolerance = 1e-8;
   s->max_iterations = 1000;
-  s->preconditioner = pressure ? INSDG_PRECOND_PMG_AMG : INSDG_PRECOND_INVERSE_MASS;
+  /* the velocity's default is chosen at start-up from lambda and the mesh (tasks/ins.c) */
+  s->preconditioner = pressure ? INSDG_PRECOND_PMG_AMG : INSDG_PRECOND_DEFAULT;
   s->npmg_degrees = 0;
-  const char *allowed = pressure ? "pmg_amg full_amg jacobi none" : "inverse_mass jacobi none";
+  const char *allowed = pressure ? "pmg_amg full_amg jacobi none" : "inverse_mass block_jacobi jacobi none";
   s->projection = INSDG_CASE_DEFAULT_PROJECTION;
   if (get_real(st, c, section, "tolerance", 0, REAL_FRACTION, &s->tolerance) ||
       get_int(st, section, "max_iterations", 0, 1, 1000000, &s->max_iterations) ||
@@ -890,7 +919,7 @@ static int read_solver(parse_state *st, const insdg_case *c, const char *section
      then pays for the velocity's unconverged part (docs/solvers.md, "Solution projection") */
   s->min_iterations = !pressure && s->projection > 0 ? (s->max_iterations < 4 ? s->max_iterations : 4) : 0;
   if (get_int(st, section, "min_iterations", 0, 0, s->max_iterations, &s->min_iterations)) return -1;
-  return pressure ? read_pmg_degrees(st, c, s) : 0;
+  return pressure ? read_pmg_degrees(st, c, s) || read_pmg_smoother(st, s) : 0;
 }
 
 static int read_initial(parse_state *st, insdg_case *c)
@@ -1122,11 +1151,16 @@ int insdg_case_has_outflow(const insdg_case *c)
 static void print_solver(const char *what, const insdg_case_solver *s, FILE *f)
 {
   fprintf(f, "%s solver: PCG, tolerance %g, at most %d iterations, preconditioner %s", what,
-          s->tolerance, s->max_iterations, insdg_precond_name(s->preconditioner));
+          s->tolerance, s->max_iterations,
+          s->preconditioner == INSDG_PRECOND_DEFAULT ? "inverse_mass or block_jacobi (chosen at start-up)"
+                                                     : insdg_precond_name(s->preconditioner));
   if (s->projection > 0) fprintf(f, ", projection onto the last %d solutions", s->projection);
   if (s->min_iterations > 0) fprintf(f, ", at least %d iterations", s->min_iterations);
   for (int i = 0; i < s->npmg_degrees; i++)
     fprintf(f, "%s%d", i ? " " : ", degrees ", s->pmg_degrees[i]);
+  if (s->preconditioner == INSDG_PRECOND_PMG_AMG)
+    fprintf(f, ", Chebyshev(%d) smoothing with %s", s->pmg_chebyshev_degree,
+            s->pmg_point_jacobi ? "the point diagonal" : "element-block Jacobi");
   fprintf(f, "\n");
 }
 

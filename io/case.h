@@ -71,7 +71,8 @@ typedef enum {
   INSDG_PRECOND_JACOBI,
   INSDG_PRECOND_INVERSE_MASS,  /* velocity only */
   INSDG_PRECOND_PMG_AMG,       /* pressure only */
-  INSDG_PRECOND_FULL_AMG       /* pressure only */
+  INSDG_PRECOND_FULL_AMG,      /* pressure only */
+  INSDG_PRECOND_BLOCK_JACOBI   /* velocity only: the operator's element diagonal blocks */
 } insdg_precond;
 
 /* "none", "jacobi", "inverse_mass", "pmg_amg", "full_amg" (the case-file spelling) */
@@ -93,8 +94,10 @@ typedef struct {
   insdg_precond preconditioner;
   int projection;                   /* solution projection: window of previous solutions (0: off) */
   int min_iterations;               /* PCG iterations at least (after a projected guess) */
-  int npmg_degrees;                 /* 0: the default halving sequence N, ceil(N/2), ..., 1 */
+  int npmg_degrees;                 /* 0: the default sequence (pmg.h) */
   int pmg_degrees[INSDG_CASE_MAX_PMG];  /* [npmg_degrees]: first = order, decreasing, last 1 */
+  int pmg_point_jacobi;             /* pmg_smoother = jacobi (default block_jacobi) */
+  int pmg_chebyshev_degree;         /* pmg_chebyshev_degree (default 4) */
 } insdg_case_solver;
 
 typedef struct {

@@ -158,8 +158,10 @@ insdg_csr *insdg_assemble_sipdg(const insdg_mesh *m, const insdg_ops *op, const 
   return A;
 }
 
-void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
-                                   int e0, int e1, double *d)
+/* the probes of insdg_assemble_sipdg_diagonal; full: keep e's whole diagonal block
+   (column j of it is e's rows of the probe at node j), else only its diagonal */
+static void probe_diagonal_blocks(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
+                                  int e0, int e1, double *d, int full)
 {
   INSDG_CHECK(m->ref && m->ref->N == op->ref->N && 0 <= e0 && e0 <= e1 && e1 <= m->K);
   const int K = e1 - e0, Np = op->ref->Np;
@@ -189,9 +191,27 @@ void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, con
         if (colour[e] == c) u[(size_t)e * Np + j] = 1.0;
       insdg_op_local_gradient(op, b, u, ux, uy);
       insdg_op_sipdg(op, b, bc + 3 * (size_t)e0, lambda, u, ux, uy, zero_halo, zero_halo, zero_halo, Au);
-      for (int e = 0; e < K; ++e)
-        if (colour[e] == c) u[(size_t)e * Np + j] = 0.0, d[(size_t)e * Np + j] = Au[(size_t)e * Np + j];
+      for (int e = 0; e < K; ++e) {
+        if (colour[e] != c) continue;
+        u[(size_t)e * Np + j] = 0.0;
+        if (full)
+          for (int i = 0; i < Np; ++i) d[((size_t)e * Np + i) * Np + j] = Au[(size_t)e * Np + i];
+        else
+          d[(size_t)e * Np + j] = Au[(size_t)e * Np + j];
+      }
     }
   insdg_block_destroy(b);
   free(u), free(ux), free(uy), free(Au), free(zero_halo), free(colour);
+}
+
+void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
+                                   int e0, int e1, double *d)
+{
+  probe_diagonal_blocks(m, op, bc, lambda, e0, e1, d, 0);
+}
+
+void insdg_assemble_sipdg_diagonal_blocks(const insdg_mesh *m, const insdg_ops *op, const signed char *bc,
+                                          double lambda, int e0, int e1, double *d)
+{
+  probe_diagonal_blocks(m, op, bc, lambda, e0, e1, d, 1);
 }

@@ -35,6 +35,12 @@ insdg_csr *insdg_assemble_sipdg(const insdg_mesh *m, const insdg_ops *op, const 
 void insdg_assemble_sipdg_diagonal(const insdg_mesh *m, const insdg_ops *op, const signed char *bc, double lambda,
                                    int e0, int e1, double *d);
 
+/* The diagonal blocks of that matrix on the elements [e0, e1), by the same probes:
+   d[((e - e0) Np + i) Np + j] = A[eNp+i][eNp+j] (Np^2 doubles per element); bitwise
+   the entries of insdg_assemble_sipdg. */
+void insdg_assemble_sipdg_diagonal_blocks(const insdg_mesh *m, const insdg_ops *op, const signed char *bc,
+                                          double lambda, int e0, int e1, double *d);
+
 /* The distance-2 element colouring used above: colour[e] in 0..ncolours-1; returns
    ncolours. Exposed for tests. */
 int insdg_assemble_colour_elements(const insdg_mesh *m, int *colour);

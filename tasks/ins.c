@@ -49,7 +49,9 @@ struct insdg_ins {
   insdg_pmg *pmg;
   insdg_sipdg_ctx helm[2], poisson;
   double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
-  double *jacobi_u, jacobi_lambda;  /* velocity Jacobi, for the lambda it was made for */
+  double *jacobi_u, jacobi_lambda;  /* velocity (block) Jacobi, for the lambda it was made for */
+  insdg_dinv vel_dinv;
+  double vel_ratio;                 /* insdg_sipdg_stiffness_mass_ratio at the scheme's lambda */
   struct full_amg *famg;
 };
 
@@ -122,6 +124,9 @@ static void extrapolation(int k, double c[MAX_S + 1])
 
 static insdg_dfield *field(insdg_tasks *T) { return insdg_dfield_create(T); }
 
+#define INSDG_VEL_BLOCK_RATIO 20.0   /* between the cases measured in docs/solvers.md */
+
+
 insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts)
 {
   INSDG_CHECK(opts->S >= 1 && opts->S <= MAX_S && opts->dt > 0 && opts->nu > 0);
@@ -152,7 +157,9 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->p_proj = insdg_projection_create(T, opts->p_projection);
   switch (opts->p_precond) {
   case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
-    const insdg_pmg_opts po = {.ndegrees = opts->npmg_degrees, .degrees = opts->pmg_degrees};
+    const insdg_pmg_opts po = {.ndegrees = opts->npmg_degrees, .degrees = opts->pmg_degrees,
+                               .cheb_degree = opts->pmg_cheb_degree,
+                               .smoother = opts->pmg_point_jacobi ? INSDG_PMG_POINT_JACOBI : INSDG_PMG_BLOCK_JACOBI};
     ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, &po);
     break;
   }
@@ -162,8 +169,19 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   default: INSDG_CHECK(!"a pressure preconditioner");
   }
   INSDG_CHECK(opts->vel_precond == INSDG_PRECOND_DEFAULT || opts->vel_precond == INSDG_PRECOND_NONE ||
-              opts->vel_precond == INSDG_PRECOND_JACOBI || opts->vel_precond == INSDG_PRECOND_INVERSE_MASS);
+              opts->vel_precond == INSDG_PRECOND_JACOBI || opts->vel_precond == INSDG_PRECOND_INVERSE_MASS ||
+              opts->vel_precond == INSDG_PRECOND_BLOCK_JACOBI);
   ins->poisson = (insdg_sipdg_ctx){opts->bc_p, 0.0, ins->ux, ins->uy};
+  {   /* the velocity preconditioner by default (docs/solvers.md, "Velocity preconditioner"):
+         the inverse mass matrix is exact for lambda M and blind to the stiffness S; where S
+         outweighs lambda M (the largest ratio of their diagonals at the scheme's lambda
+         above INSDG_VEL_BLOCK_RATIO) the element-block Jacobi of lambda M + S */
+    double gamma, beta[MAX_S], alpha[MAX_S];
+    bdf_ext(opts->S, &gamma, beta, alpha);
+    ins->vel_ratio = insdg_sipdg_stiffness_mass_ratio(T, opts->bc_vel, gamma / (opts->nu * opts->dt));
+  }
+  if (ins->o.vel_precond == INSDG_PRECOND_DEFAULT)
+    ins->o.vel_precond = ins->vel_ratio > INSDG_VEL_BLOCK_RATIO ? INSDG_PRECOND_BLOCK_JACOBI : INSDG_PRECOND_INVERSE_MASS;
   return ins;
 }
 
@@ -376,16 +394,19 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], i
   insdg_linop A[2] = {{insdg_sipdg_apply, &ins->helm[0]}, {insdg_sipdg_apply, &ins->helm[1]}};
   insdg_linop P = {insdg_inverse_mass_apply, NULL};
   const double lambda = ins->helm[0].lambda;
-  if (ins->o.vel_precond == INSDG_PRECOND_JACOBI) {
+  const int block = ins->o.vel_precond == INSDG_PRECOND_BLOCK_JACOBI;
+  if (ins->o.vel_precond == INSDG_PRECOND_JACOBI || block) {
     if (!ins->jacobi_u || ins->jacobi_lambda != lambda) {   /* lambda changes during start-up */
 #ifdef INSDG_STARPU_GPU
       insdg_starpu_gpu_invalidate();   /* the new diagonal may get the old one's address */
 #endif
       free(ins->jacobi_u);
-      ins->jacobi_u = insdg_sipdg_inverse_diagonal(ins->T, ins->o.bc_vel, lambda);
+      ins->jacobi_u = block ? insdg_sipdg_inverse_blocks(ins->T, ins->o.bc_vel, lambda)
+                            : insdg_sipdg_inverse_diagonal(ins->T, ins->o.bc_vel, lambda);
       ins->jacobi_lambda = lambda;
+      ins->vel_dinv = (insdg_dinv){ins->jacobi_u, block};
     }
-    P = (insdg_linop){insdg_jacobi_apply, ins->jacobi_u};
+    P = (insdg_linop){insdg_dinv_apply, &ins->vel_dinv};
   }
   insdg_pcg_opts o[2];
   const insdg_linop *prec[2];
@@ -573,6 +594,14 @@ void insdg_ins_restore_projection(insdg_ins *ins, const int counts[3], double ve
 
 double insdg_ins_time(const insdg_ins *ins) { return ins->t; }
 int insdg_ins_steps(const insdg_ins *ins) { return ins->steps; }
+
+double insdg_ins_velocity_block_ratio(void) { return INSDG_VEL_BLOCK_RATIO; }
+
+int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio)
+{
+  if (ratio) *ratio = ins->vel_ratio;
+  return ins->o.vel_precond;
+}
 insdg_dfield *insdg_ins_u(insdg_ins *ins) { return ins->u[0]; }
 insdg_dfield *insdg_ins_v(insdg_ins *ins) { return ins->v[0]; }
 insdg_dfield *insdg_ins_p(insdg_ins *ins) { return ins->p[0]; }

@@ -59,7 +59,7 @@ typedef struct {
   /* preconditioners, values of insdg_precond (io/case.h); 0 (INSDG_PRECOND_DEFAULT) = the defaults: inverse
      mass for the velocity, pMG-AMG for the pressure. velocity: none, jacobi,
      inverse_mass; pressure: none, jacobi, pmg_amg (degrees pmg_degrees[npmg_degrees],
-     0 = halving), full_amg (the AMG of the assembled degree-N matrix of the whole mesh,
+     0 = the default sequence), full_amg (the AMG of the assembled degree-N matrix of the whole mesh,
      held and applied on every rank to the gathered residual: a comparison option for
      runs on one node, O(K) memory per rank) */
   int vel_precond, p_precond;
@@ -70,6 +70,7 @@ typedef struct {
   int vel_minit, p_minit;      /* PCG iterations at least (insdg_pcg_opts.minit) */
   int npmg_degrees;
   const int *pmg_degrees;
+  int pmg_point_jacobi, pmg_cheb_degree;   /* pMG smoother (pmg.h); 0, 0: the defaults */
 } insdg_ins_opts;
 
 /* the stages of a step, as timed in insdg_ins_stats.seconds */
@@ -94,6 +95,11 @@ typedef struct insdg_ins insdg_ins;
 /* mesh: the ORIGINAL mesh (for the p-multigrid layouts); T: the task context */
 insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts);
 void insdg_ins_destroy(insdg_ins *ins);
+/* the velocity solves' preconditioner (insdg_precond), the default resolved; *ratio: the
+   stiffness/mass diagonal ratio of lambda M + S at the scheme's lambda (pmg.h) */
+int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio);
+/* the ratio above which the default is block_jacobi (else inverse_mass) */
+double insdg_ins_velocity_block_ratio(void);
 
 /* initial fields [K][Np] on the renumbered mesh, at time t0 */
 void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, const double *p, double t0);

@@ -24,6 +24,11 @@ void insdg_inverse_mass_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
 
 void insdg_jacobi_apply(void *ctx, insdg_dfield *in, insdg_dfield *out) { insdg_task_jacobi(ctx, in, out); }
 
+void insdg_dinv_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
+{
+  insdg_task_dinv(*(const insdg_dinv *)ctx, in, out);
+}
+
 static insdg_coef ratio(double sign, insdg_dscalar *num, int nc, insdg_dscalar *den, int dc)
 {
   return (insdg_coef){sign, {num, nc}, {den, dc}};

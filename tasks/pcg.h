@@ -73,6 +73,8 @@ void insdg_sipdg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
 /* Preconditioners as linops: ctx unused for inverse mass; ctx = dinv ([K][Np]) for Jacobi */
 void insdg_inverse_mass_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
 void insdg_jacobi_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
+/* ctx: an insdg_dinv (vec_tasks.h): point or element-block Jacobi */
+void insdg_dinv_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
 
 /* x -= (w . x) / (w . 1) with w = J M 1 per element: zero integral mean. */
 void insdg_pcg_fix_mean(insdg_tasks *T, insdg_dfield *x);

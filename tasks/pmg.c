@@ -3,6 +3,7 @@
 #include "pmg.h"
 
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ typedef struct {
   insdg_layout *L;       /* owned on coarse levels */
   insdg_tasks T;         /* own context on coarse levels */
   insdg_tasks *Tp;       /* the context tasks of this level use */
-  double *dinv;          /* [K][Np] Jacobi diagonal inverse */
+  double *dinv;          /* [K][Np] Jacobi diagonal inverse, or [K][Np][Np] element blocks' inverses */
+  int block;             /* dinv holds element blocks (the smoother's D is block-diagonal) */
   double lambda_max;     /* of D^-1 A, estimated */
   insdg_dfield *x, *b, *r, *d, *z, *Ad, *ux, *uy;
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
@@ -54,6 +56,7 @@ typedef struct {
 
 struct insdg_pmg {
   int nlevels, cheb_degree;
+  double cheb_lower;     /* the smoothed interval's lower end on the p-levels, / lambda_max */
   level *lev;
   const signed char *bc;
   double lambda;
@@ -94,6 +97,74 @@ double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc
     invert_diagonal(db, (size_t)(e1 - e0) * Np);
   }
   return d;
+}
+
+/* a = a^-1 for a symmetric positive definite n x n matrix (row-major), by Cholesky
+   a = L L^T and a^-1 = L^-T L^-1; returns 0, or -1 when a is not positive definite */
+static int spd_invert(int n, double *a, double *w)
+{
+  for (int j = 0; j < n; ++j) {   /* L in the lower triangle of a */
+    double d = a[j * n + j];
+    for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+    if (!(d > 0)) return -1;
+    d = sqrt(d);
+    a[j * n + j] = d;
+    for (int i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = s / d;
+    }
+  }
+  for (int j = 0; j < n; ++j) {   /* w = L^-1 (lower triangular), column by column */
+    for (int i = 0; i < n; ++i) {
+      double s = i == j ? 1.0 : 0.0;
+      for (int k = j; k < i; ++k) s -= a[i * n + k] * w[k * n + j];
+      w[i * n + j] = i < j ? 0.0 : s / a[i * n + i];
+    }
+  }
+  for (int i = 0; i < n; ++i)   /* a^-1 = W^T W */
+    for (int j = 0; j <= i; ++j) {
+      double s = 0;
+      for (int k = i; k < n; ++k) s += w[k * n + i] * w[k * n + j];
+      a[i * n + j] = a[j * n + i] = s;
+    }
+  return 0;
+}
+
+double *insdg_sipdg_inverse_blocks(const insdg_tasks *T, const signed char *bc, double lambda)
+{
+  const insdg_layout *L = T->L;
+  const int Np = T->op->ref->Np;
+  const size_t nn = (size_t)Np * Np;
+  double *d = insdg_malloc(sizeof(double) * ((size_t)L->mesh->K * nn > 0 ? (size_t)L->mesh->K * nn : 1));
+  double *w = insdg_malloc(sizeof(double) * nn);
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    const int e0 = L->block_start[b], e1 = L->block_start[b + 1];
+    double *db = d + (size_t)e0 * nn;
+    insdg_assemble_sipdg_diagonal_blocks(L->mesh, T->op, bc, lambda, e0, e1, db);
+    for (int e = 0; e < e1 - e0; ++e) INSDG_CHECK(spd_invert(Np, db + (size_t)e * nn, w) == 0);
+  }
+  free(w);
+  return d;
+}
+
+double insdg_sipdg_stiffness_mass_ratio(insdg_tasks *T, const signed char *bc, double lambda)
+{
+  const insdg_layout *L = T->L;
+  const insdg_mesh *m = L->mesh;
+  const insdg_ref *ref = m->ref;
+  const int Np = ref->Np;
+  double *dinv = insdg_sipdg_inverse_diagonal(T, bc, 0.0), ratio = 0;
+  for (int b = T->b_begin; b < T->b_end; ++b)
+    for (int e = L->block_start[b]; e < L->block_start[b + 1]; ++e)
+      for (int i = 0; i < Np; ++i) {
+        const double r = 1.0 / (dinv[(size_t)e * Np + i] * lambda * m->vgeo[e * INSDG_NVGEO + INSDG_J] * ref->M[i * Np + i]);
+        if (r > ratio) ratio = r;
+      }
+  free(dinv);
+  double global = ratio;
+  MPI_Allreduce(&ratio, &global, 1, MPI_DOUBLE, MPI_MAX, T->comm);
+  return global;
 }
 
 /* ---- transfers and the coarse solve as codelets ---------------------------------------- */
@@ -372,15 +443,16 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
    Each step is the operator and one fused update task per block (vec_tasks.h). */
 static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
 {
-  const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : 0.25) * v->lambda_max;
+  const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : pmg->cheb_lower) * v->lambda_max;
+  const insdg_dinv D = {v->dinv, v->block};
   const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower), sigma = theta / delta;
   double rho_old = 1.0 / sigma;
   if (!zero_guess) apply_A(pmg, v, v->x, v->Ad);
-  insdg_task_cheb_first(v->dinv, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess);
+  insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess);
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
     apply_A(pmg, v, v->d, v->Ad);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
-    insdg_task_cheb_step(v->dinv, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, v->d, v->x);
+    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, v->d, v->x);
     rho_old = rho;
   }
 }
@@ -416,7 +488,11 @@ static int default_degrees(int N, int *deg)
 {
   int n = 0;
   deg[n++] = N;
-  while (N > 1) N = (N + 1) / 2, deg[n++] = N;
+  while (N > 1) {   /* halve, but by at most 2 degrees a level: 8 6 4 2 1, 7 5 3 2 1, 4 2 1 */
+    const int half = (N + 1) / 2;
+    N = half > N - 2 ? half : N - 2;
+    deg[n++] = N;
+  }
   return n;
 }
 
@@ -434,7 +510,7 @@ static double estimate_lambda_max(insdg_pmg *pmg, level *v)
   double lambda = 0;
   for (int it = 0; it < 20; ++it) {
     apply_A(pmg, v, v->x, v->Ad);
-    insdg_task_jacobi(v->dinv, v->Ad, v->z);
+    insdg_task_dinv((insdg_dinv){v->dinv, v->block}, v->Ad, v->z);
     insdg_task_dots((insdg_dfield *[]){v->z, v->x}, (insdg_dfield *[]){v->z, v->x}, s);
     const double zz = insdg_dscalar_get(s, 0), xx = insdg_dscalar_get(s, 1);
     lambda = sqrt(zz / xx);
@@ -487,7 +563,7 @@ static insdg_csr *diagonal_block(const insdg_csr *A, int r0, int r1)
 /* Every rank assembles the degree-1 matrix (setup only, O(K)), keeps its own blocks' rows,
    builds the column halos and the block-local aggregates of every block (the same on all
    ranks), and rank 0 forms the first coarse matrix and the AMG below it. */
-static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, double lambda)
+static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, double lambda, int block)
 {
   dist_level *D = &pmg->D;
   const insdg_layout *L = c->L;
@@ -580,7 +656,8 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     pmg->coarse_mem = insdg_calloc((size_t)nc, sizeof(double));
   }
   starpu_vector_data_register(&pmg->coarse, STARPU_MAIN_RAM, (uintptr_t)pmg->coarse_mem, (uint32_t)nc, sizeof(double));
-  c->dinv = inverse_diagonal(A1);
+  c->block = block;
+  c->dinv = block ? insdg_sipdg_inverse_blocks(c->Tp, bc, lambda) : inverse_diagonal(A1);
   insdg_csr_destroy(A1);
 }
 
@@ -595,7 +672,9 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
   INSDG_CHECK(deg[0] == N && deg[nd - 1] == 1);
   for (int k = 1; k < nd; ++k) INSDG_CHECK(deg[k] < deg[k - 1]);
   pmg->nlevels = nd;
-  pmg->cheb_degree = opts && opts->cheb_degree > 0 ? opts->cheb_degree : 2;
+  pmg->cheb_degree = opts && opts->cheb_degree > 0 ? opts->cheb_degree : 4;
+  pmg->cheb_lower = opts && opts->cheb_lower > 0 ? opts->cheb_lower : 0.1;
+  const int block = !opts || opts->smoother != INSDG_PMG_POINT_JACOBI;
   pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank;
   pmg->lev = insdg_calloc((size_t)nd, sizeof(level));
   char err[INSDG_ERRMSG_LEN];
@@ -614,15 +693,17 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
       v->Tp = &v->T;
     }
     make_level_fields(v);
-    if (l + 1 < nd)   /* the degree-1 level takes its diagonal from the matrix it assembles */
-      v->dinv = insdg_sipdg_inverse_diagonal(v->Tp, bc, lambda);
+    if (l + 1 < nd) {   /* the degree-1 level takes its diagonal from the matrix it assembles */
+      v->block = block;
+      v->dinv = block ? insdg_sipdg_inverse_blocks(v->Tp, bc, lambda) : insdg_sipdg_inverse_diagonal(v->Tp, bc, lambda);
+    }
   }
   for (int l = 0; l + 1 < nd; ++l) {
     level *v = &pmg->lev[l];
     v->P = insdg_malloc(sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np);
     insdg_ref_interp_matrix(pmg->lev[l + 1].ref, v->ref, v->P);
   }
-  setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda);
+  setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda, block);
   for (int l = 0; l < nd; ++l) pmg->lev[l].lambda_max = estimate_lambda_max(pmg, &pmg->lev[l]);
   return pmg;
 }
@@ -667,7 +748,7 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
   for (int l = 0; l < pmg->nlevels; ++l) {
     const level *v = &pmg->lev[l];
     const size_t n = (size_t)v->L->mesh->K * v->ref->Np;
-    bytes += n * sizeof(double);                 /* diagonal */
+    bytes += n * sizeof(double) * (size_t)(v->block ? v->ref->Np : 1);   /* (block) diagonal inverse */
     bytes += 8 * n * sizeof(double) / (size_t)v->Tp->size;   /* level fields, this rank's share */
     if (v->P) bytes += sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np;
   }
@@ -684,7 +765,8 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
 {
   fprintf(f, "pMG degrees:");
   for (int l = 0; l < pmg->nlevels; ++l) fprintf(f, " %d", pmg->lev[l].N);
-  fprintf(f, "; Chebyshev degree %d; lambda_max(D^-1 A):", pmg->cheb_degree);
+  fprintf(f, "; Chebyshev degree %d on [%g, 1.1] lambda_max of D^-1 A, D = %s:", pmg->cheb_degree, pmg->cheb_lower,
+          pmg->lev[0].block ? "element blocks" : "diagonal");
   for (int l = 0; l + 1 < pmg->nlevels; ++l) fprintf(f, " %.3f", pmg->lev[l].lambda_max);
   fprintf(f, "\n");
   const dist_level *D = &pmg->D;

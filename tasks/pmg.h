@@ -1,10 +1,12 @@
 /* pmg.h -- the pMG-AMG preconditioner of paper §3, on the task graph.
  *
  * Matrix-free p-multigrid over a degree hierarchy N = N_0 > N_1 > ... > N_L = 1 (the
- * coarsening sequence is an option; default: halve the degree, N -> ceil(N/2) -> ... -> 1,
- * see docs/solvers.md). On every level the SIPDG operator of that degree (rediscretised,
- * matrix-free, as tasks), a Chebyshev smoother of degree cheb_degree preconditioned by
- * the Jacobi diagonal on [lambda_max/4, 1.1 lambda_max] (lambda_max of D^-1 A estimated
+ * coarsening sequence is an option; default: halve the degree but drop at most 2 a level,
+ * 8 -> 6 -> 4 -> 2 -> 1, 5 -> 3 -> 2 -> 1, see docs/solvers.md). On every level the SIPDG
+ * operator of that degree (rediscretised, matrix-free, as tasks), a Chebyshev smoother of
+ * degree cheb_degree (default 4) preconditioned by D, the inverses of the operator's
+ * element diagonal blocks (block Jacobi; or its point diagonal), on [lambda_max/10,
+ * 1.1 lambda_max] (lambda_max of D^-1 A estimated
  * by power iteration on the graph at setup), transfers by nodal interpolation (coarse to
  * fine) and its transpose (fine to coarse), element by element. At degree 1 the SIPDG
  * matrix is assembled and one cycle of the aggregation AMG of src/amg.h is applied
@@ -28,8 +30,12 @@ typedef struct insdg_pmg insdg_pmg;
 typedef struct {
   int ndegrees;          /* 0: default halving sequence */
   const int *degrees;    /* [ndegrees], decreasing, first = the fine degree, last = 1 */
-  int cheb_degree;       /* 0: 2 */
+  int cheb_degree;       /* 0: 4 */
+  double cheb_lower;     /* 0: 1/10: the smoothed interval [cheb_lower, 1.1] lambda_max on the p-levels */
+  int smoother;          /* INSDG_PMG_BLOCK_JACOBI (0, the default) or INSDG_PMG_POINT_JACOBI, every level */
 } insdg_pmg_opts;
+
+enum { INSDG_PMG_BLOCK_JACOBI = 0, INSDG_PMG_POINT_JACOBI = 1 };
 
 /* fine: the task context of the finest level (its layout, N). mesh: the ORIGINAL mesh
    (layouts for the coarse degrees are made from it). bc, lambda: the operator. */
@@ -51,5 +57,12 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f);
    blocks are written; the other pages are never touched, so they take no memory. The
    caller frees it. */
 double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc, double lambda);
+/* the same for the inverses of the operator's element diagonal blocks (block Jacobi):
+   [K][Np][Np], row-major per element, probed (src/assemble.h) and inverted by Cholesky */
+double *insdg_sipdg_inverse_blocks(const insdg_tasks *T, const signed char *bc, double lambda);
+/* max over the nodes of diag(S)_i / (lambda J_e M_ii), S the SIPDG operator at lambda = 0:
+   how far the stiffness outweighs the mass in lambda M + S (the velocity preconditioner's
+   default, tasks/ins.c); over all ranks (one MPI_Allreduce on T->comm) */
+double insdg_sipdg_stiffness_mass_ratio(insdg_tasks *T, const signed char *bc, double lambda);
 
 #endif

@@ -257,6 +257,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
           c->order, K, 3 * K * Np, r->size, s->L->B, r->workers);
   fprintf(f, ",\n  \"cuda_workers\": %d", r->cuda_workers);
   fprintf(f, ",\n  \"blocks_origin\": "), json_string(f, s->blocks_origin);
+  fprintf(f, ",\n  \"velocity_preconditioner\": "), json_string(f, insdg_precond_name((insdg_precond)r->vel_precond));
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
@@ -401,6 +402,13 @@ void print_start(const run_state *r)
          c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
          s->outdir);
+  fflush(stdout);
+}
+
+void print_velocity_preconditioner(const run_state *r)
+{
+  printf("  velocity solves: PCG with %s (stiffness/mass diagonal ratio %.3g; the default is block_jacobi above %g)\n",
+         insdg_precond_name((insdg_precond)r->vel_precond), r->vel_ratio, insdg_ins_velocity_block_ratio());
   fflush(stdout);
 }
 

@@ -201,6 +201,8 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
                             .vel_projection = c->velocity.projection, .p_projection = c->pressure.projection,
                             .vel_minit = c->velocity.min_iterations, .p_minit = c->pressure.min_iterations,
                             .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees,
+                            .pmg_point_jacobi = c->pressure.pmg_point_jacobi,
+                            .pmg_cheb_degree = c->pressure.pmg_chebyshev_degree,
                             .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
   sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
@@ -417,6 +419,8 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     insdg_runtime_shutdown();
     return INSDG_EXIT_USER;
   }
+  r.vel_precond = insdg_ins_velocity_preconditioner(sv.ins, &r.vel_ratio);
+  if (r.rank == 0) print_velocity_preconditioner(&r);
   if (o->restart) {   /* continued from a checkpoint: bitwise the run it interrupted */
     r.restarted = 1;
     if (r.rank == 0 && s.csv_continue) r.prior_known = csv_continue(&s, r.steps, r.prior_iterations);

@@ -159,6 +159,8 @@ typedef struct {
   int restarted;                   /* from a checkpoint (--restart) */
   int prior_known;                 /* rank 0, restarted: diagnostics.csv had a row for every earlier step */
   long prior_iterations[3];        /* rank 0, restarted: the iterations of those rows */
+  int vel_precond;                 /* the velocity preconditioner in use (insdg_precond) */
+  double vel_ratio;                /* the stiffness/mass diagonal ratio (insdg_ins_velocity_preconditioner) */
 } run_state;
 
 typedef struct {
@@ -204,6 +206,7 @@ int check_space(int rank, const char *dir, const char *path, double bytes, char 
 int csv_continue(setup *s, int step, long prior_iterations[3]);
 /* rank 0: summary.json, written under a temporary name and renamed when complete */
 int write_summary(const run_state *r, char *err, size_t errlen);
+void print_velocity_preconditioner(const run_state *r);
 /* end the progress line before another message, so that it does not overwrite it */
 void end_progress_line(progress *pg);
 int progress_on_terminal(insdg_progress_mode mode);

@@ -65,8 +65,28 @@ typedef struct {
   int num_comp, den_comp, has_num, has_den;
   const insdg_ops *op;
   const insdg_block *b;
-  const double *dinv;  /* V_JACOBI: the block's part */
+  const double *dinv;  /* V_JACOBI, V_CHEB_*: the block's part */
+  int dblock;          /* dinv holds [K][Np][Np] element blocks (insdg_dinv) */
 } vec_args;
+
+/* z = D r on a block: the point diagonal, or each element's dense block (block = Np) */
+static void apply_dinv(const vec_args *a, const double *r, double *z)
+{
+  if (!a->dblock) {
+    for (int i = 0; i < a->n; ++i) z[i] = a->dinv[i] * r[i];
+    return;
+  }
+  const int Np = a->op->ref->Np;
+  for (int e = 0; e < a->b->K; ++e) {
+    const double *B = a->dinv + (size_t)e * Np * Np, *re = r + (size_t)e * Np;
+    double *ze = z + (size_t)e * Np;
+    for (int i = 0; i < Np; ++i) {
+      double s = 0;
+      for (int j = 0; j < Np; ++j) s += B[i * Np + j] * re[j];
+      ze[i] = s;
+    }
+  }
+}
 
 static double coefficient(const vec_args *a, void *buffers[], int first_scalar)
 {
@@ -143,12 +163,9 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       }
       break;
     }
-    case V_JACOBI: {
-      const double *r = VEC(0);
-      double *z = VEC(1);
-      for (int i = 0; i < a.n; ++i) z[i] = a.dinv[i] * r[i];
+    case V_JACOBI:
+      apply_dinv(&a, VEC(0), VEC(1));
       break;
-    }
     case V_PCG_UPDATE: {   /* [p, Ap, x, r, (r_prev), num, den] */
       const int k = a.flag ? 5 : 4;
       a.sign = 1.0;
@@ -183,10 +200,10 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       const int zero = a.flag & 1, k = a.flag & 2 ? 2 : 1;
       const double *bv = VEC(0), *Ad = a.flag & 2 ? VEC(1) : NULL;
       double *r = VEC(k), *d = VEC(k + 1), *x = VEC(k + 2);
+      for (int i = 0; i < a.n; ++i) r[i] = Ad ? bv[i] - Ad[i] : bv[i];
+      apply_dinv(&a, r, d);
       for (int i = 0; i < a.n; ++i) {
-        r[i] = Ad ? bv[i] - Ad[i] : bv[i];
-        const double z = a.dinv[i] * r[i];
-        d[i] = a.alpha * z;
+        d[i] = a.alpha * d[i];
         x[i] = zero ? d[i] : 1.0 * d[i] + 1.0 * x[i];
       }
       break;
@@ -194,10 +211,20 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
     case V_CHEB_STEP: {   /* [Ad, r, d, x]: r -= Ad, d = alpha dinv r + beta d, x += d */
       const double *Ad = VEC(0);
       double *r = VEC(1), *d = VEC(2), *x = VEC(3);
+      if (!a.dblock) {   /* one pass */
+        for (int i = 0; i < a.n; ++i) {
+          r[i] = -1.0 * Ad[i] + 1.0 * r[i];
+          const double z = a.dinv[i] * r[i];
+          d[i] = a.alpha * z + a.beta * d[i];
+          x[i] = 1.0 * d[i] + 1.0 * x[i];
+        }
+        break;
+      }
+      double *z = insdg_thread_scratch(0, (size_t)a.n);
+      for (int i = 0; i < a.n; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
+      apply_dinv(&a, r, z);
       for (int i = 0; i < a.n; ++i) {
-        r[i] = -1.0 * Ad[i] + 1.0 * r[i];
-        const double z = a.dinv[i] * r[i];
-        d[i] = a.alpha * z + a.beta * d[i];
+        d[i] = a.alpha * z[i] + a.beta * d[i];
         x[i] = 1.0 * d[i] + 1.0 * x[i];
       }
       break;
@@ -265,6 +292,14 @@ static insdg_gpu_coef coefficient_dev(const vec_args *a, void *buffers[], int fi
   return c;
 }
 
+/* z = D r on the device: the point diagonal or the element blocks (copied once) */
+static int gpu_dinv(const vec_args *a, size_t n, const double *r, double *z, void *stream)
+{
+  if (!a->dblock) return insdg_gpu_jacobi(n, insdg_starpu_gpu_static(a->dinv, sizeof(double) * n), r, z, stream);
+  const int Np = a->op->ref->Np;
+  return insdg_gpu_block_jacobi(n, Np, insdg_starpu_gpu_static(a->dinv, sizeof(double) * n * (size_t)Np), r, z, stream);
+}
+
 static void vec_op_cuda(void *buffers[], void *cl_arg)
 {
   vec_args a;
@@ -292,9 +327,7 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
       rc = insdg_gpu_mass(insdg_starpu_gpu_ref(a.op->ref), insdg_starpu_gpu_block(a.b), a.alpha, VEC(0), VEC(1),
                           stream);
       break;
-    case V_JACOBI:
-      rc = insdg_gpu_jacobi(n, insdg_starpu_gpu_static(a.dinv, sizeof(double) * n), VEC(0), VEC(1), stream);
-      break;
+    case V_JACOBI: rc = gpu_dinv(&a, n, VEC(0), VEC(1), stream); break;
     case V_PCG_UPDATE: {   /* the same launches as the unfused updates */
       const int k = a.flag ? 5 : 4;
       vec_args b = a;
@@ -318,20 +351,18 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
     }
     case V_CHEB_FIRST: {
       const int k = a.flag & 2 ? 2 : 1;
-      const double *dinv = insdg_starpu_gpu_static(a.dinv, sizeof(double) * n);
       double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
       rc = a.flag & 2 ? insdg_gpu_sub(n, VEC(0), VEC(1), VEC(k), stream) : insdg_gpu_copy(n, VEC(0), VEC(k), stream);
-      if (!rc) rc = insdg_gpu_jacobi(n, dinv, VEC(k), z, stream);
+      if (!rc) rc = gpu_dinv(&a, n, VEC(k), z, stream);
       if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, 0.0, VEC(k + 1), stream);
       if (!rc) rc = a.flag & 1 ? insdg_gpu_copy(n, VEC(k + 1), VEC(k + 2), stream)
                                : insdg_gpu_axpby(n, 1.0, VEC(k + 1), 1.0, VEC(k + 2), stream);
       break;
     }
     case V_CHEB_STEP: {
-      const double *dinv = insdg_starpu_gpu_static(a.dinv, sizeof(double) * n);
       double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
       rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
-      if (!rc) rc = insdg_gpu_jacobi(n, dinv, VEC(1), z, stream);
+      if (!rc) rc = gpu_dinv(&a, n, VEC(1), z, stream);
       if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, VEC(2), stream);
       if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
       break;
@@ -395,7 +426,7 @@ static void per_block(vec_args proto, insdg_dfield **vec, const enum starpu_data
   for (int b = T->b_begin; b < T->b_end; ++b) {
     vec_args a = proto;
     a.n = L->block[b]->K * Np, a.op = T->op, a.b = L->block[b];
-    if (a.dinv) a.dinv += (size_t)L->block_start[b] * Np;
+    if (a.dinv) a.dinv += (size_t)L->block_start[b] * Np * (a.dblock ? Np : 1);
     struct starpu_data_descr d[8];
     int nd = 0;
     for (int k = 0; k < nvec; ++k) d[nd++] = (struct starpu_data_descr){vec[k]->block[b], modes[k]};
@@ -467,7 +498,12 @@ void insdg_task_mass(double alpha, insdg_dfield *r, insdg_dfield *z)
 
 void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z)
 {
-  per_block((vec_args){.kind = V_JACOBI, .dinv = dinv}, (insdg_dfield *[]){r, z},
+  insdg_task_dinv((insdg_dinv){dinv, 0}, r, z);
+}
+
+void insdg_task_dinv(insdg_dinv D, insdg_dfield *r, insdg_dfield *z)
+{
+  per_block((vec_args){.kind = V_JACOBI, .dinv = D.d, .dblock = D.block}, (insdg_dfield *[]){r, z},
             (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
 }
 
@@ -541,10 +577,10 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
               (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_RW, STARPU_RW}, 4, &c);
 }
 
-void insdg_task_cheb_first(const double *dinv, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
+void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
                            insdg_dfield *d, insdg_dfield *x, int zero_guess)
 {
-  const vec_args a = {.kind = V_CHEB_FIRST, .alpha = c, .dinv = dinv, .flag = (zero_guess ? 1 : 0) | (Ad ? 2 : 0)};
+  const vec_args a = {.kind = V_CHEB_FIRST, .alpha = c, .dinv = D.d, .dblock = D.block, .flag = (zero_guess ? 1 : 0) | (Ad ? 2 : 0)};
   const enum starpu_data_access_mode xm = zero_guess ? STARPU_W : STARPU_RW;
   if (Ad)
     per_block(a, (insdg_dfield *[]){b, Ad, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_W, STARPU_W, xm}, 5, NULL);
@@ -552,9 +588,9 @@ void insdg_task_cheb_first(const double *dinv, double c, insdg_dfield *b, insdg_
     per_block(a, (insdg_dfield *[]){b, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_W, STARPU_W, xm}, 4, NULL);
 }
 
-void insdg_task_cheb_step(const double *dinv, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
                           insdg_dfield *d, insdg_dfield *x)
 {
-  per_block((vec_args){.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = dinv}, (insdg_dfield *[]){Ad, r, d, x},
+  per_block((vec_args){.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block}, (insdg_dfield *[]){Ad, r, d, x},
             (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_RW, STARPU_RW}, 4, NULL);
 }

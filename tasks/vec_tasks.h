@@ -72,6 +72,16 @@ void insdg_task_mass(double alpha, insdg_dfield *r, insdg_dfield *z);
 /* z = r .* dinv, dinv [K][Np] on the renumbered mesh (host memory every rank holds) */
 void insdg_task_jacobi(const double *dinv, insdg_dfield *r, insdg_dfield *z);
 
+/* A diagonal or element-block-diagonal inverse on the renumbered mesh (host memory, this
+   rank's blocks filled): d[K][Np] when block = 0, d[K][Np][Np] (row-major per element)
+   when block = 1. The smoother's preconditioner of pMG (pmg.h). */
+typedef struct {
+  const double *d;
+  int block;
+} insdg_dinv;
+/* z = D r (point or element-block Jacobi) */
+void insdg_task_dinv(insdg_dinv D, insdg_dfield *r, insdg_dfield *z);
+
 /* Fused updates: one task per block for what would be three or four.
    PCG: with alpha = num / den, (r_prev = r when r_prev is not NULL), x += alpha p,
    r -= alpha Ap. */
@@ -79,12 +89,12 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
                            insdg_dfield *r, insdg_dfield *r_prev);
 /* PCG: s = (r.z, r.r, (r - r_prev).z), or (r.z, r.r, r.z) when r_prev is NULL */
 void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s);
-/* Chebyshev, first step: r = b - Ad (Ad NULL: r = b), d = c dinv r, then x = d
+/* Chebyshev, first step: r = b - Ad (Ad NULL: r = b), d = c D r, then x = d
    (zero_guess) or x += d */
-void insdg_task_cheb_first(const double *dinv, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
+void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
                            insdg_dfield *d, insdg_dfield *x, int zero_guess);
-/* Chebyshev, later steps: r -= Ad, d = c1 dinv r + c2 d, x += d */
-void insdg_task_cheb_step(const double *dinv, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+/* Chebyshev, later steps: r -= Ad, d = c1 D r + c2 d, x += d */
+void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
                           insdg_dfield *d, insdg_dfield *x);
 
 #endif

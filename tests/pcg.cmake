@@ -24,13 +24,14 @@ add_test(NAME pcg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/p
 add_test(NAME pcg_blocks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w1.bin ${_d}/pcg_w2.bin 1e-9 2)
 set_tests_properties(pcg_workers_bitwise pcg_ranks_roundoff pcg_blocks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pcg_dumps)
 
-# pMG-AMG: iterations bounded (Poisson, Dirichlet, 1e-8), and the same decomposition
-# invariance as PCG above (flexible PCG, K-cycle AMG at degree 1)
-foreach(N 1 2 4 6)
-  add_test(NAME pmg_iterations_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 30)
+# pMG-AMG: iterations bounded (Poisson, Dirichlet, 1e-8) by the solver issue's target, 12
+# (docs/solvers.md: 9-11 with the defaults; 16-50 with the old point-Jacobi Chebyshev(2)),
+# and the same decomposition invariance as PCG above (flexible PCG, K-cycle AMG at degree 1)
+foreach(N 1 2 4 6 8)
+  add_test(NAME pmg_iterations_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 12)
   set_tests_properties(pmg_iterations_N${N} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 endforeach()
-add_test(NAME pmg_neumann_N3 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 3 12 4 30 neumann)
+add_test(NAME pmg_neumann_N3 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 3 12 4 12 neumann)
 set_tests_properties(pmg_neumann_N3 PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
   list(GET cfg 0 ranks)

@@ -139,6 +139,18 @@ static void test_assembly(void)
         EXPECT(differ == 0, "diagonal N=%d %s elements [%d, %d): %d entries differ from the assembled diagonal",
                ref->N, cases[c].name, e0, e1, differ);
         free(dg);
+        /* the element diagonal blocks (the pMG block-Jacobi smoother's): bitwise the
+           assembled matrix's Np x Np blocks on the diagonal */
+        double *db = dalloc((size_t)(e1 - e0) * Np * Np);
+        insdg_assemble_sipdg_diagonal_blocks(m, op, bc, cases[c].lambda, e0, e1, db);
+        differ = 0;
+        for (int e = e0; e < e1; ++e)
+          for (int i = 0; i < Np; ++i)
+            for (int j = 0; j < Np; ++j)
+              differ += db[((size_t)(e - e0) * Np + i) * Np + j] != got[((size_t)e * Np + i) * n + (size_t)e * Np + j];
+        EXPECT(differ == 0, "diagonal blocks N=%d %s elements [%d, %d): %d entries differ from the assembled blocks",
+               ref->N, cases[c].name, e0, e1, differ);
+        free(db);
       }
       insdg_csr_destroy(A);
       free(ref_A), free(got), free(bc);

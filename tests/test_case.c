@@ -88,12 +88,13 @@ static void check_good_scalars(const insdg_case *c, const char *dir)
   EXPECT(c->pressure.npmg_degrees == 4);
   static const int degrees[4] = {6, 3, 2, 1};
   for (int i = 0; i < 4; i++) EXPECT(c->pressure.pmg_degrees[i] == degrees[i]);
+  EXPECT(c->pressure.pmg_point_jacobi == 1 && c->pressure.pmg_chebyshev_degree == 3);
   EXPECT_NEAR(c->output_interval, 0.1);
   EXPECT(c->checkpoint_interval_steps == 100);
   EXPECT_NEAR(c->checkpoint_interval_seconds, 3600);
   EXPECT(c->nforces == 2);
   EXPECT(strcmp(c->forces[0], "right") == 0 && strcmp(c->forces[1], "bottom") == 0);
-  EXPECT(c->forces_line == 63);
+  EXPECT(c->forces_line == 65);
   EXPECT(insdg_case_has_outflow(c) == 1);
 }
 
@@ -161,7 +162,7 @@ static void check_good_boundaries(const insdg_case *c)
   static const char *const types[4] = {"inflow", "wall", "outflow", "outflow"};
   static const insdg_boundary_kind kinds[4] = {INSDG_BOUNDARY_INFLOW, INSDG_BOUNDARY_WALL,
                                                INSDG_BOUNDARY_OUTFLOW, INSDG_BOUNDARY_OUTFLOW};
-  static const int lines[4] = {39, 44, 47, 51};
+  static const int lines[4] = {41, 46, 49, 53};
   for (int i = 0; i < 4; i++) {
     const insdg_case_boundary *b = &c->boundary[i];
     EXPECT(strcmp(b->name, names[i]) == 0);
@@ -209,11 +210,12 @@ static void test_defaults(const char *casedir)
   EXPECT(c->time_order == 2 && c->substeps == 0 && c->start_exact == 0);
   EXPECT_NEAR(c->velocity.tolerance, 1e-8);
   EXPECT(c->velocity.max_iterations == 1000);
-  EXPECT(c->velocity.preconditioner == INSDG_PRECOND_INVERSE_MASS);
+  EXPECT(c->velocity.preconditioner == INSDG_PRECOND_DEFAULT);   /* chosen at start-up (tasks/ins.c) */
   EXPECT_NEAR(c->pressure.tolerance, 1e-8);
   EXPECT(c->pressure.max_iterations == 1000);
   EXPECT(c->pressure.preconditioner == INSDG_PRECOND_PMG_AMG);
   EXPECT(c->pressure.npmg_degrees == 0);
+  EXPECT(c->pressure.pmg_point_jacobi == 0 && c->pressure.pmg_chebyshev_degree == 4);   /* pMG smoother defaults */
   EXPECT(c->velocity.projection == 8 && c->pressure.projection == 8);          /* solution projection */
   EXPECT(c->velocity.min_iterations == 4 && c->pressure.min_iterations == 0);
   check_expr(c->initial_p, zero, 1);
@@ -278,9 +280,9 @@ static void test_boundary_check(const char *casedir)
   const char *const more[] = {"left", "top", "right", "bottom", "outlet"};
   expect_check(c, more, 5, ":0: [boundary.outlet]: missing section for the mesh boundary");
   const char *const fewer[] = {"left", "top", "bottom"};
-  expect_check(c, fewer, 3, ":44: [boundary.right]: the mesh has no boundary of this name");
+  expect_check(c, fewer, 3, ":46: [boundary.right]: the mesh has no boundary of this name");
   memcpy(c->forces[1], "cylinder", 9);   /* as if forces named a boundary not in the mesh */
-  expect_check(c, same, 4, ":63: [output] forces: 'cylinder' is not a boundary of the mesh");
+  expect_check(c, same, 4, ":65: [output] forces: 'cylinder' is not a boundary of the mesh");
   insdg_case_destroy(c);
 }
 
@@ -488,7 +490,7 @@ static void test_value_errors(void)
                ":11: [velocity_solver] min_iterations: 11 is out of range");
   expect_error("velocity_amg.ini", "[velocity_solver]\npreconditioner = pmg_amg\n",
                ":10: [velocity_solver] preconditioner: unknown preconditioner 'pmg_amg' "
-               "(known: inverse_mass jacobi none)");
+               "(known: inverse_mass block_jacobi jacobi none)");
   expect_error("velocity_pmg.ini", "[velocity_solver]\npmg_degrees = 2 1\n",
                ":10: [velocity_solver] pmg_degrees: unknown key");
   expect_error("pmg_not_first.ini", "[pressure_solver]\npmg_degrees = 3 1\n",
@@ -499,6 +501,14 @@ static void test_value_errors(void)
                ":10: [pressure_solver] pmg_degrees: '2 x 1' is not");
   expect_error("pmg_jacobi.ini", "[pressure_solver]\npreconditioner = jacobi\npmg_degrees = 2 1\n",
                ":11: [pressure_solver] pmg_degrees: needs preconditioner = pmg_amg");
+  expect_error("pmg_smoother.ini", "[pressure_solver]\npmg_smoother = gauss_seidel\n",
+               ":10: [pressure_solver] pmg_smoother: unknown smoother 'gauss_seidel' (known: block_jacobi jacobi)");
+  expect_error("pmg_cheb0.ini", "[pressure_solver]\npmg_chebyshev_degree = 0\n",
+               ":10: [pressure_solver] pmg_chebyshev_degree: 0 is out of range");
+  expect_error("pmg_cheb_jacobi.ini", "[pressure_solver]\npreconditioner = jacobi\npmg_chebyshev_degree = 2\n",
+               ":11: [pressure_solver] pmg_chebyshev_degree: needs preconditioner = pmg_amg");
+  expect_error("velocity_smoother.ini", "[velocity_solver]\npmg_smoother = jacobi\n",
+               ":10: [velocity_solver] pmg_smoother: unknown key");
   expect_error("final_time.ini", "[output]\ninterval = -1\n",
                ":10: [output] interval: -1 must be >= 0");
   expect_error("nan.ini", "[output]\ninterval = sqrt(-1)\n",

@@ -435,12 +435,33 @@ static void ref_transfer(int prolong, int K, int Npf, int Npc, const double *P, 
   }
 }
 
+/* the pMG smoother's element-block Jacobi: z_e = B_e r_e, a dense Np x Np block per element */
+static void test_block_jacobi(const level *L, const blk *B)
+{
+  const int Np = L->Np;
+  const size_t n = B->n, nb = n * (size_t)Np;
+  double *Bm = dalloc(nb), *r = dalloc(n), *z = dalloc(n);
+  fill(Bm, nb), fill(r, n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t e0 = i - i % (size_t)Np;
+    double s = 0;
+    for (int j = 0; j < Np; ++j) s += Bm[i * (size_t)Np + j] * r[e0 + j];
+    z[i] = s;
+  }
+  dbuf dB = dnew(nb), dr = dnew(n), dz = dnew(n);
+  put(dB, Bm), put(dr, r), poison(dz);
+  LAUNCH(insdg_gpu_block_jacobi(n, Np, dB.d, dr.d, dz.d, NULL));
+  check_buf("block_jacobi", L->N, B->id, 0, dz, z);
+  free(Bm), free(r), free(z), dfree(&dB), dfree(&dr), dfree(&dz);
+}
+
 static void test_transfers(const level *L, const blk *B)
 {
   if (L->N < 2) return;
-  const int coarse[2] = {(L->N + 1) / 2, L->N - 1};
-  for (int c = 0; c < 2; ++c) {
+  const int coarse[3] = {(L->N + 1) / 2, L->N - 1, L->N - 2};   /* N - 2: pmg.c's default from N = 5 */
+  for (int c = 0; c < 3; ++c) {
     const int Nc = coarse[c];
+    if (Nc < 1) continue;
     insdg_ref *rc = insdg_ref_create(Nc);
     const int Npf = L->Np, Npc = rc->Np, K = B->b->K;
     double *P = dalloc((size_t)Npf * Npc);
@@ -456,14 +477,18 @@ static void test_transfers(const level *L, const blk *B)
     memcpy(xf, f0, sizeof(double) * K * Npf), free(f0);
     ref_transfer(1, K, Npf, Npc, P, xc, xf);
     LAUNCH(insdg_gpu_pmg_prolong(L->N, Nc, K, dP.d, dxc.d, dxf.d, NULL));
-    check_buf(c == 0 ? "pmg_prolong (N -> ceil(N/2))" : "pmg_prolong (N -> N-1)", L->N, B->id, 0, dxf, xf);
+    static const char *const prolong_name[3] = {"pmg_prolong (N -> ceil(N/2))", "pmg_prolong (N -> N-1)",
+                                                "pmg_prolong (N -> N-2)"};
+    static const char *const restrict_name[3] = {"pmg_restrict (N -> ceil(N/2))", "pmg_restrict (N -> N-1)",
+                                                 "pmg_restrict (N -> N-2)"};
+    check_buf(prolong_name[c], L->N, B->id, 0, dxf, xf);
     /* restrict: coarse = P^T fine */
     fill(xf, (size_t)K * Npf);
     put(dxf, xf);
     poison(dxc);
     ref_transfer(0, K, Npf, Npc, P, xf, xc);
     LAUNCH(insdg_gpu_pmg_restrict(L->N, Nc, K, dP.d, dxf.d, dxc.d, NULL));
-    check_buf(c == 0 ? "pmg_restrict (N -> ceil(N/2))" : "pmg_restrict (N -> N-1)", L->N, B->id, 0, dxc, xc);
+    check_buf(restrict_name[c], L->N, B->id, 0, dxc, xc);
     free(P), free(xc), free(xf), dfree(&dP), dfree(&dxc), dfree(&dxf);
     insdg_ref_destroy(rc);
   }
@@ -755,6 +780,7 @@ static void test_degree(int N)
     test_advection(&L, &B);
     test_mass(&L, &B);
     test_transfers(&L, &B);
+    test_block_jacobi(&L, &B);
     test_vectors(&L, &B);
     printf("N=%2d block %d (K=%3d, %4d halo slots): %3d checks, %s\n", N, k, B.b->K, B.b->nhalo, nchecks - checks,
            failures == before ? "all passed" : "FAILURES");
