@@ -896,7 +896,7 @@ static int read_pmg_smoother(parse_state *st, insdg_case_solver *s)
     }
     s->pmg_point_jacobi = !strcmp(e->value, "jacobi");
   }
-  s->pmg_chebyshev_degree = 4;
+  s->pmg_chebyshev_degree = 2;   /* insdg run's default: projected guesses need few, cheap cycles */
   return get_int(st, "pressure_solver", "pmg_chebyshev_degree", 0, 1, 16, &s->pmg_chebyshev_degree);
 }
 

@@ -97,7 +97,7 @@ typedef struct {
   int npmg_degrees;                 /* 0: the default sequence (pmg.h) */
   int pmg_degrees[INSDG_CASE_MAX_PMG];  /* [npmg_degrees]: first = order, decreasing, last 1 */
   int pmg_point_jacobi;             /* pmg_smoother = jacobi (default block_jacobi) */
-  int pmg_chebyshev_degree;         /* pmg_chebyshev_degree (default 4) */
+  int pmg_chebyshev_degree;         /* pmg_chebyshev_degree (default 2; the pMG library's own default is 4) */
 } insdg_case_solver;
 
 typedef struct {

@@ -673,7 +673,9 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
   for (int k = 1; k < nd; ++k) INSDG_CHECK(deg[k] < deg[k - 1]);
   pmg->nlevels = nd;
   pmg->cheb_degree = opts && opts->cheb_degree > 0 ? opts->cheb_degree : 4;
-  pmg->cheb_lower = opts && opts->cheb_lower > 0 ? opts->cheb_lower : 0.1;
+  /* a degree-2 polynomial cannot damp a wide interval: [lmax/4, 1.1 lmax] for it, [lmax/10, ...] above
+     (docs/solvers.md, "The pMG-AMG smoother") */
+  pmg->cheb_lower = opts && opts->cheb_lower > 0 ? opts->cheb_lower : pmg->cheb_degree <= 2 ? 0.25 : 0.1;
   const int block = !opts || opts->smoother != INSDG_PMG_POINT_JACOBI;
   pmg->bc = bc, pmg->lambda = lambda, pmg->rank = fine->rank;
   pmg->lev = insdg_calloc((size_t)nd, sizeof(level));

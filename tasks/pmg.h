@@ -31,7 +31,8 @@ typedef struct {
   int ndegrees;          /* 0: default halving sequence */
   const int *degrees;    /* [ndegrees], decreasing, first = the fine degree, last = 1 */
   int cheb_degree;       /* 0: 4 */
-  double cheb_lower;     /* 0: 1/10: the smoothed interval [cheb_lower, 1.1] lambda_max on the p-levels */
+  double cheb_lower;     /* 0: 1/10 (1/4 for cheb_degree <= 2): the smoothed interval [cheb_lower, 1.1]
+                            lambda_max on the p-levels */
   int smoother;          /* INSDG_PMG_BLOCK_JACOBI (0, the default) or INSDG_PMG_POINT_JACOBI, every level */
 } insdg_pmg_opts;
 

@@ -215,7 +215,7 @@ static void test_defaults(const char *casedir)
   EXPECT(c->pressure.max_iterations == 1000);
   EXPECT(c->pressure.preconditioner == INSDG_PRECOND_PMG_AMG);
   EXPECT(c->pressure.npmg_degrees == 0);
-  EXPECT(c->pressure.pmg_point_jacobi == 0 && c->pressure.pmg_chebyshev_degree == 4);   /* pMG smoother defaults */
+  EXPECT(c->pressure.pmg_point_jacobi == 0 && c->pressure.pmg_chebyshev_degree == 2);   /* pMG smoother defaults */
   EXPECT(c->velocity.projection == 8 && c->pressure.projection == 8);          /* solution projection */
   EXPECT(c->velocity.min_iterations == 4 && c->pressure.min_iterations == 0);
   check_expr(c->initial_p, zero, 1);
