@@ -124,20 +124,22 @@ typedef struct {
   double setup_pmg, solve_pmg, setup_amg, solve_amg, mem_pmg, mem_amg;
 } row;
 
-static int want_jacobi = 1, want_pmg = 1, want_amg = 1;
+typedef struct {
+  int jacobi, pmg, amg;
+} methods;
 
-/* best of `repeat` pMG-AMG solves (repeat >= 1) */
-static row run(problem *p, int repeat)
+/* the methods of table 1 on p; pMG-AMG's solve time the best of `repeat` (>= 1) */
+static row run(problem *p, methods want, int repeat)
 {
   row out = {0};
   const int K = p->L->mesh->K;
-  if (want_jacobi) {
+  if (want.jacobi) {
     double *dinv = insdg_sipdg_inverse_diagonal(&p->T, p->bc, p->lambda);
     const insdg_linop J = {insdg_jacobi_apply, dinv};
     out.it_jacobi = solve(p, &J, 0, NULL);
     free(dinv);
   }
-  if (want_pmg) {
+  if (want.pmg) {
     double t0 = insdg_wtime();
     insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, NULL);
     insdg_tasks_wait(&p->T);
@@ -151,7 +153,7 @@ static row run(problem *p, int repeat)
     }
     insdg_pmg_destroy(pmg);
   }
-  if (want_amg) {   /* full AMG on the assembled degree-N matrix (serial, rank 0's numbers) */
+  if (want.amg) {   /* full AMG on the assembled degree-N matrix (serial, rank 0's numbers) */
     const double t0 = insdg_wtime();
     insdg_csr *AN = insdg_assemble_sipdg(p->L->mesh, p->op, p->bc, p->lambda);
     insdg_amg *amg = insdg_amg_setup(AN, NULL);
@@ -187,10 +189,7 @@ static double boomeramg_ratio(insdg_mesh *m, int nblocks)
 {
 #ifdef INSDG_BENCH_HYPRE
   problem *p = problem_create(m, 4, nblocks, 0.0, 0, 0);
-  const int keep[3] = {want_jacobi, want_pmg, want_amg};
-  want_jacobi = want_amg = 0, want_pmg = 1;
-  const row r = run(p, 3);
-  want_jacobi = keep[0], want_pmg = keep[1], want_amg = keep[2];
+  const row r = run(p, (methods){.pmg = 1}, 3);
   insdg_csr *A = insdg_assemble_sipdg(p->L->mesh, p->op, p->bc, 0.0);
   double best = INFINITY;
   int its = 0;
@@ -221,6 +220,7 @@ int main(int argc, char **argv)
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   int nmin = 1, nmax = 8, nx = 12, nblocks = 4, nrefine = 1, neumann = 0;
   double lambda = 0.0, helm_lambda = 1.5 / (0.01 * 0.01);
+  methods want = {1, 1, 1};
   const char *usage = "usage: bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R] [--blocks B] "
                       "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]";
   for (int i = 1; i < argc; ++i) {
@@ -235,11 +235,11 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {   /* a comma-separated subset of jacobi,pmg,amg */
       char list[64];
       snprintf(list, sizeof list, "%s", argv[++i]);
-      want_jacobi = want_pmg = want_amg = 0;
+      want = (methods){0, 0, 0};
       for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
-        if (!strcmp(t, "jacobi")) want_jacobi = 1;
-        else if (!strcmp(t, "pmg")) want_pmg = 1;
-        else if (!strcmp(t, "amg")) want_amg = 1;
+        if (!strcmp(t, "jacobi")) want.jacobi = 1;
+        else if (!strcmp(t, "pmg")) want.pmg = 1;
+        else if (!strcmp(t, "amg")) want.amg = 1;
         else insdg_die_user("bench_solvers: --methods takes jacobi, pmg, amg (comma-separated)");
     } else
       insdg_die_user(usage);
@@ -270,9 +270,9 @@ int main(int argc, char **argv)
   for (int N = nmin; N <= nmax; ++N)
     for (int k = 0; k <= nrefine; ++k) {
       problem *p = problem_create(mesh[k], N, nblocks, lambda, neumann, 0);
-      const row r = run(p, 1);
+      const row r = run(p, want, 1);
       problem_destroy(p);
-      if (k == nrefine && want_pmg) pmg_max = r.it_pmg < 0 || pmg_max < 0 ? -1 : r.it_pmg > pmg_max ? r.it_pmg : pmg_max;
+      if (k == nrefine && want.pmg) pmg_max = r.it_pmg < 0 || pmg_max < 0 ? -1 : r.it_pmg > pmg_max ? r.it_pmg : pmg_max;
       if (rank == 0)
         printf("| %d | %d | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f |\n", N, mesh[k]->K, r.it_jacobi,
                r.it_pmg, r.it_amg, r.setup_pmg, r.solve_pmg, r.setup_amg, r.solve_amg, r.mem_pmg / 1024,
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
   if (rank == 0) printf("\n## 3. against hypre\n");
   const double bratio = boomeramg_ratio(finest, nblocks);
   if (rank == 0)
-    printf("bench_solvers: pmg_its_max=%d helmholtz_its_max=%d boomeramg_ratio=%.3f\n", want_pmg ? pmg_max : 0, helm_max,
+    printf("bench_solvers: pmg_its_max=%d helmholtz_its_max=%d boomeramg_ratio=%.3f\n", want.pmg ? pmg_max : 0, helm_max,
            bratio);
   for (int k = 0; k <= nrefine; ++k) insdg_mesh_destroy(mesh[k]);
 #ifdef INSDG_BENCH_HYPRE
