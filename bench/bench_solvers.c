@@ -13,8 +13,10 @@
  * 2. The velocity table, the Helmholtz problem of a subcycled step (lambda = gamma0 / (nu dt),
  *    --helmholtz-lambda, default 15000: nu = 0.01, dt = 0.01, BDF2), Dirichlet, f with a
  *    node-by-node oscillation added (problem_create), on the
- *    finest mesh: PCG with the inverse mass matrix and with element-block Jacobi, and the
- *    stiffness/mass diagonal ratio by which insdg run picks between them (tasks/ins.c).
+ *    finest mesh: PCG with the inverse mass matrix, element-block Jacobi and flexible PCG
+ *    with the pMG-AMG V-cycle of lambda M + S (Chebyshev(2), as insdg run's velocity
+ *    solves), iterations, setup and solve times, and the stiffness/mass diagonal ratio by
+ *    which insdg run picks between them (tasks/ins.c).
  * 3. Where hypre is found (bench/CMakeLists.txt): pMG-AMG's solve time against hypre's
  *    BoomerAMG + PCG on the assembled matrix of the same problem (N = 4, finest mesh,
  *    lambda 0, Dirichlet), best of 3 solves each, BoomerAMG's better strength threshold of
@@ -25,18 +27,27 @@
  *   helmholtz_its_max=<max over N of table 2 with the preconditioner insdg run picks>
  *   boomeramg_ratio=<pMG-AMG solve s / BoomerAMG solve s, N = 4; nan without hypre>
  *
- * Usage: [mpirun -np 1] bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R]
+ * 4. With --coarse (only this table, on the finest mesh, N = NMIN..NMAX, on as many ranks
+ *    as it runs on): the coarse levels below pMG's degree-1 level, which every rank holds
+ *    and solves after one allgather per V-cycle: the time in the allgather and in the
+ *    coarse AMG per V-cycle and their share of the solve (the worst rank), and their
+ *    memory beside the whole pMG's on rank 0.
+ *
+ * Usage: [mpirun -np R] bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R]
  *          [--blocks B] [--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]
+ *          [--coarse]
  *   --refine R: the mesh and R uniform refinements (default 1); --methods: which solvers
  *   of table 1 (default all three).
  */
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amg.h"
 #include "assemble.h"
+#include "case.h" /* insdg_precond */
 #include "error.h"
 #include "ins.h"
 #include "mesh.h"
@@ -171,17 +182,70 @@ static row run(problem *p, methods want, int repeat)
   return out;
 }
 
-/* the velocity problem: inverse mass, block Jacobi, and the ratio insdg run decides by */
-static void run_velocity(problem *p, int *it_mass, int *it_block, double *ratio)
+/* table 2's row: the velocity problem under the inverse mass, block Jacobi and pMG-AMG
+   (the Chebyshev(2) cycle insdg run uses for velocity), and the ratio insdg run picks by */
+typedef struct {
+  int it[3];        /* inverse mass, block Jacobi, pMG-AMG */
+  double t[3];      /* solve s */
+  double setup[3];  /* setup s (the inverse mass: none) */
+  double ratio;
+} vrow;
+
+static vrow run_velocity(problem *p)
 {
+  vrow v = {{0}, {0}, {0}, 0};
   const insdg_linop M = {insdg_inverse_mass_apply, NULL};
-  *it_mass = solve(p, &M, 0, NULL);
+  v.it[0] = solve(p, &M, 0, &v.t[0]);
+  double t0 = insdg_wtime();
   double *binv = insdg_sipdg_inverse_blocks(&p->T, p->bc, p->lambda);
+  v.setup[1] = insdg_wtime() - t0;
   insdg_dinv D = {binv, 1};
   const insdg_linop B = {insdg_dinv_apply, &D};
-  *it_block = solve(p, &B, 0, NULL);
+  v.it[1] = solve(p, &B, 0, &v.t[1]);
   free(binv);
-  *ratio = insdg_sipdg_stiffness_mass_ratio(&p->T, p->bc, p->lambda);
+  t0 = insdg_wtime();
+  const insdg_pmg_opts po = {.cheb_degree = 2};   /* insdg run's velocity cycle (tasks/ins.c) */
+  insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, &po);
+  insdg_tasks_wait(&p->T);
+  v.setup[2] = insdg_wtime() - t0;
+  const insdg_linop P = {insdg_pmg_apply, pmg};
+  v.it[2] = solve(p, &P, 1, &v.t[2]);
+  insdg_pmg_destroy(pmg);
+  v.ratio = insdg_sipdg_stiffness_mass_ratio(&p->T, p->bc, p->lambda);
+  return v;
+}
+
+/* Table 4 (--coarse): the coarse levels below pMG's degree-1 level, which every rank
+   holds and solves redundantly after one allgather per V-cycle: their share of the
+   pressure solve's time and of the rank's memory, on the ranks this runs on. The
+   pressure cycle of insdg run (Chebyshev(2)), Poisson, Dirichlet, 3 solves from zero. */
+static void coarse_table(insdg_mesh *m, int N, int nblocks)
+{
+  problem *p = problem_create(m, N, nblocks, 0.0, 0, 0);
+  const insdg_pmg_opts po = {.cheb_degree = 2};
+  insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, 0.0, &po);
+  insdg_tasks_wait(&p->T);
+  const insdg_linop P = {insdg_pmg_apply, pmg};
+  double solve_s = 0;
+  int its = 0;
+  for (int k = 0; k < 3; ++k) {
+    double s;
+    its = solve(p, &P, 1, &s);
+    solve_s += s;
+  }
+  double cs[2];
+  long calls;
+  insdg_pmg_coarse_time(pmg, cs, &calls);
+  /* per rank: coarse allgather, coarse AMG, their share of the solve; the max over ranks */
+  double mine[3] = {cs[0], cs[1], (cs[0] + cs[1]) / solve_s}, worst[3];
+  MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  const size_t cmem = insdg_pmg_coarse_memory(pmg), pmem = insdg_pmg_memory(pmg);
+  if (insdg_runtime_rank() == 0)
+    printf("| %d | %d | %d | %d | %.3f | %ld | %.2f | %.2f | %.1f%% | %.0f | %.0f | %.1f%% |\n", insdg_runtime_size(), N,
+           m->K, its, solve_s / 3, calls / 3, 1e3 * worst[0] / (double)calls, 1e3 * worst[1] / (double)calls,
+           100 * worst[2], cmem / 1024.0, pmem / 1024.0, 100.0 * (double)cmem / (double)pmem);
+  insdg_pmg_destroy(pmg);
+  problem_destroy(p);
 }
 
 /* pMG-AMG's solve time / BoomerAMG's (best theta), best of 3 each, N = 4 on mesh m */
@@ -218,11 +282,11 @@ int main(int argc, char **argv)
 {
   char err[INSDG_ERRMSG_LEN];
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
-  int nmin = 1, nmax = 8, nx = 12, nblocks = 4, nrefine = 1, neumann = 0;
+  int nmin = 1, nmax = 8, nx = 12, nblocks = 4, nrefine = 1, neumann = 0, coarse = 0;
   double lambda = 0.0, helm_lambda = 1.5 / (0.01 * 0.01);
   methods want = {1, 1, 1};
   const char *usage = "usage: bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R] [--blocks B] "
-                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]";
+                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse]";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
@@ -232,6 +296,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
     else if (!strcmp(argv[i], "--helmholtz-lambda") && i + 1 < argc) helm_lambda = atof(argv[++i]);
     else if (!strcmp(argv[i], "--neumann")) neumann = 1;
+    else if (!strcmp(argv[i], "--coarse")) coarse = 1;
     else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {   /* a comma-separated subset of jacobi,pmg,amg */
       char list[64];
       snprintf(list, sizeof list, "%s", argv[++i]);
@@ -256,6 +321,20 @@ int main(int argc, char **argv)
   for (int k = 1; k <= nrefine; ++k) mesh[k] = insdg_mesh_refine(mesh[k - 1]);
   insdg_mesh *finest = mesh[nrefine];
   const int rank = insdg_runtime_rank();
+  if (coarse) {   /* table 4 only */
+    if (rank == 0) {
+      printf("# %s; %d rank(s) x %d worker(s), %d blocks\n", insdg_roofline_cpu_name(), insdg_runtime_size(),
+             insdg_runtime_workers(), nblocks);
+      printf("\n## 4. the coarse levels (redundant on every rank), Poisson, Dirichlet, insdg run's pressure cycle\n");
+      printf("| ranks | N | K | it | solve s | V-cycles | allgather ms/cycle | coarse AMG ms/cycle | coarse share of "
+             "the solve | coarse kB (every rank) | pMG kB (rank 0) | coarse share of pMG memory |\n");
+      printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    }
+    for (int N = nmin; N <= nmax; ++N) coarse_table(finest, N, nblocks);
+    for (int k = 0; k <= nrefine; ++k) insdg_mesh_destroy(mesh[k]);
+    insdg_runtime_shutdown();
+    return 0;
+  }
   if (rank == 0) {
     printf("# %s; %d rank(s) x %d worker(s), %d blocks; PCG from zero to 1e-8\n", insdg_roofline_cpu_name(),
            insdg_runtime_size(), insdg_runtime_workers(), nblocks);
@@ -281,20 +360,20 @@ int main(int argc, char **argv)
     }
   if (rank == 0) {
     printf("\n## 2. velocity: Helmholtz, lambda = %g, Dirichlet, K = %d\n", helm_lambda, finest->K);
-    printf("| N | inverse mass it | block Jacobi it | stiffness/mass ratio | insdg run's default |\n");
-    printf("|---:|---:|---:|---:|---|\n");
+    printf("| N | inverse mass it | s | block Jacobi it | setup s | s | pMG-AMG it | setup s | s | stiffness/mass ratio | insdg run's default |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   }
   int helm_max = 0;
   for (int N = nmin; N <= nmax; ++N) {
     problem *p = problem_create(finest, N, nblocks, helm_lambda, 0, 1);
-    int it_mass, it_block;
-    double ratio;
-    run_velocity(p, &it_mass, &it_block, &ratio);
+    const vrow v = run_velocity(p);
     problem_destroy(p);
-    const int block = ratio > insdg_ins_velocity_block_ratio(), it = block ? it_block : it_mass;   /* the default */
+    const int pick = insdg_ins_velocity_default(v.ratio);   /* insdg run's default */
+    const int c = pick == INSDG_PRECOND_PMG_AMG ? 2 : pick == INSDG_PRECOND_BLOCK_JACOBI ? 1 : 0, it = v.it[c];
     helm_max = it < 0 || helm_max < 0 ? -1 : it > helm_max ? it : helm_max;
     if (rank == 0)
-      printf("| %d | %d | %d | %.3g | %s |\n", N, it_mass, it_block, ratio, block ? "block Jacobi" : "inverse mass");
+      printf("| %d | %d | %.3f | %d | %.3f | %.3f | %d | %.3f | %.3f | %.3g | %s |\n", N, v.it[0], v.t[0], v.it[1],
+             v.setup[1], v.t[1], v.it[2], v.setup[2], v.t[2], v.ratio, insdg_precond_name((insdg_precond)pick));
     fflush(stdout);
   }
   if (rank == 0) printf("\n## 3. against hypre\n");

@@ -908,7 +908,7 @@ static int read_solver(parse_state *st, const insdg_case *c, const char *section
   /* the velocity's default is chosen at start-up from lambda and the mesh (tasks/ins.c) */
   s->preconditioner = pressure ? INSDG_PRECOND_PMG_AMG : INSDG_PRECOND_DEFAULT;
   s->npmg_degrees = 0;
-  const char *allowed = pressure ? "pmg_amg full_amg jacobi none" : "inverse_mass block_jacobi jacobi none";
+  const char *allowed = pressure ? "pmg_amg full_amg jacobi none" : "inverse_mass block_jacobi pmg_amg jacobi none";
   s->projection = INSDG_CASE_DEFAULT_PROJECTION;
   if (get_real(st, c, section, "tolerance", 0, REAL_FRACTION, &s->tolerance) ||
       get_int(st, section, "max_iterations", 0, 1, 1000000, &s->max_iterations) ||
@@ -1152,7 +1152,7 @@ static void print_solver(const char *what, const insdg_case_solver *s, FILE *f)
 {
   fprintf(f, "%s solver: PCG, tolerance %g, at most %d iterations, preconditioner %s", what,
           s->tolerance, s->max_iterations,
-          s->preconditioner == INSDG_PRECOND_DEFAULT ? "inverse_mass or block_jacobi (chosen at start-up)"
+          s->preconditioner == INSDG_PRECOND_DEFAULT ? "inverse_mass, block_jacobi or pmg_amg (chosen at start-up)"
                                                      : insdg_precond_name(s->preconditioner));
   if (s->projection > 0) fprintf(f, ", projection onto the last %d solutions", s->projection);
   if (s->min_iterations > 0) fprintf(f, ", at least %d iterations", s->min_iterations);

@@ -70,7 +70,7 @@ typedef enum {
   INSDG_PRECOND_NONE,
   INSDG_PRECOND_JACOBI,
   INSDG_PRECOND_INVERSE_MASS,  /* velocity only */
-  INSDG_PRECOND_PMG_AMG,       /* pressure only */
+  INSDG_PRECOND_PMG_AMG,       /* pressure; velocity by choice (pMG-AMG of lambda M + S) */
   INSDG_PRECOND_FULL_AMG,      /* pressure only */
   INSDG_PRECOND_BLOCK_JACOBI   /* velocity only: the operator's element diagonal blocks */
 } insdg_precond;

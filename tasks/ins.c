@@ -47,6 +47,7 @@ struct insdg_ins {
   } bcache[2];
   int bcache_next;
   insdg_pmg *pmg;
+  insdg_pmg *vel_pmg;               /* velocity pMG-AMG, made for the scheme's final lambda */
   insdg_sipdg_ctx helm[2], poisson;
   double *jacobi_p;                 /* pressure Jacobi: inverse diagonal [K][Np] */
   double *jacobi_u, jacobi_lambda;  /* velocity (block) Jacobi, for the lambda it was made for */
@@ -124,7 +125,9 @@ static void extrapolation(int k, double c[MAX_S + 1])
 
 static insdg_dfield *field(insdg_tasks *T) { return insdg_dfield_create(T); }
 
-#define INSDG_VEL_BLOCK_RATIO 20.0   /* between the cases measured in docs/solvers.md */
+/* the velocity pMG-AMG's Chebyshev degree: the projected guesses leave few iterations,
+   and a degree-4 cycle doubled the velocity stage for no fewer of them (docs/solvers.md) */
+#define INSDG_VEL_PMG_CHEBYSHEV 2
 
 
 insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts)
@@ -170,18 +173,25 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   }
   INSDG_CHECK(opts->vel_precond == INSDG_PRECOND_DEFAULT || opts->vel_precond == INSDG_PRECOND_NONE ||
               opts->vel_precond == INSDG_PRECOND_JACOBI || opts->vel_precond == INSDG_PRECOND_INVERSE_MASS ||
-              opts->vel_precond == INSDG_PRECOND_BLOCK_JACOBI);
+              opts->vel_precond == INSDG_PRECOND_BLOCK_JACOBI || opts->vel_precond == INSDG_PRECOND_PMG_AMG);
   ins->poisson = (insdg_sipdg_ctx){opts->bc_p, 0.0, ins->ux, ins->uy};
-  {   /* the velocity preconditioner by default (docs/solvers.md, "Velocity preconditioner"):
-         the inverse mass matrix is exact for lambda M and blind to the stiffness S; where S
-         outweighs lambda M (the largest ratio of their diagonals at the scheme's lambda
-         above INSDG_VEL_BLOCK_RATIO) the element-block Jacobi of lambda M + S */
-    double gamma, beta[MAX_S], alpha[MAX_S];
-    bdf_ext(opts->S, &gamma, beta, alpha);
-    ins->vel_ratio = insdg_sipdg_stiffness_mass_ratio(T, opts->bc_vel, gamma / (opts->nu * opts->dt));
-  }
+  /* the velocity preconditioner by default (docs/solvers.md, "Velocity preconditioner"):
+     the inverse mass matrix is exact for lambda M and blind to the stiffness S; where S
+     outweighs lambda M (the largest ratio of their diagonals at the scheme's lambda) the
+     element-block Jacobi of lambda M + S, and where it outweighs it so far that block
+     Jacobi's iterations grow past ~20, the pMG-AMG V-cycle of lambda M + S */
+  double gamma, beta[MAX_S], alpha[MAX_S];
+  bdf_ext(opts->S, &gamma, beta, alpha);
+  const double vel_lambda = gamma / (opts->nu * opts->dt);
+  ins->vel_ratio = insdg_sipdg_stiffness_mass_ratio(T, opts->bc_vel, vel_lambda);
   if (ins->o.vel_precond == INSDG_PRECOND_DEFAULT)
-    ins->o.vel_precond = ins->vel_ratio > INSDG_VEL_BLOCK_RATIO ? INSDG_PRECOND_BLOCK_JACOBI : INSDG_PRECOND_INVERSE_MASS;
+    ins->o.vel_precond = insdg_ins_velocity_default(ins->vel_ratio);
+  if (ins->o.vel_precond == INSDG_PRECOND_PMG_AMG) {
+    /* one hierarchy for the final lambda: the start-up steps' smaller gamma0 makes a
+       slightly different operator, which a preconditioner need not match exactly */
+    const insdg_pmg_opts po = {.cheb_degree = INSDG_VEL_PMG_CHEBYSHEV};
+    ins->vel_pmg = insdg_pmg_create(T, mesh, opts->bc_vel, vel_lambda, &po);
+  }
   return ins;
 }
 
@@ -202,7 +212,7 @@ void insdg_ins_destroy(insdg_ins *ins)
   insdg_dfield *scratch[] = {ins->uhat, ins->vhat, ins->pstar, ins->gx, ins->gy, ins->rhs, ins->div,
                              ins->dp,   ins->ux,   ins->uy,    ins->tmp, ins->rhs_v, ins->ux_v, ins->uy_v};
   for (size_t k = 0; k < sizeof scratch / sizeof scratch[0]; ++k) insdg_dfield_destroy(scratch[k]);
-  insdg_pmg_destroy(ins->pmg);
+  insdg_pmg_destroy(ins->pmg), insdg_pmg_destroy(ins->vel_pmg);
   full_amg_destroy(ins->famg);
   free(ins->jacobi_p), free(ins->jacobi_u);
   free(ins->gu), free(ins->gv), free(ins->gp), free(ins->gphi), free(ins->gpstar);
@@ -408,11 +418,14 @@ static int helmholtz(insdg_ins *ins, insdg_dfield *rhs[2], insdg_dfield *x[2], i
     }
     P = (insdg_linop){insdg_dinv_apply, &ins->vel_dinv};
   }
+  const int flexible = ins->vel_pmg != NULL;   /* the AMG K-cycle: flexible PCG */
+  if (flexible) P = (insdg_linop){insdg_pmg_apply, ins->vel_pmg};
   insdg_pcg_opts o[2];
   const insdg_linop *prec[2];
   for (int d = 0; d < 2; ++d) {
-    if (!ins->vel_work[d]) ins->vel_work[d] = insdg_pcg_work_create(ins->T, 0, 0);
-    o[d] = (insdg_pcg_opts){.work = ins->vel_work[d], .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit, .minit = ins->o.vel_minit};
+    if (!ins->vel_work[d]) ins->vel_work[d] = insdg_pcg_work_create(ins->T, flexible, 0);
+    o[d] = (insdg_pcg_opts){.work = ins->vel_work[d], .rtol = ins->o.vel_tol, .maxit = ins->o.vel_maxit,
+                            .minit = ins->o.vel_minit, .flexible = flexible};
     prec[d] = ins->o.vel_precond == INSDG_PRECOND_NONE ? NULL : &P;
   }
   insdg_pcg_result r[2];
@@ -595,7 +608,12 @@ void insdg_ins_restore_projection(insdg_ins *ins, const int counts[3], double ve
 double insdg_ins_time(const insdg_ins *ins) { return ins->t; }
 int insdg_ins_steps(const insdg_ins *ins) { return ins->steps; }
 
-double insdg_ins_velocity_block_ratio(void) { return INSDG_VEL_BLOCK_RATIO; }
+int insdg_ins_velocity_default(double ratio)
+{
+  return ratio > INSDG_VEL_PMG_RATIO     ? INSDG_PRECOND_PMG_AMG
+         : ratio > INSDG_VEL_BLOCK_RATIO ? INSDG_PRECOND_BLOCK_JACOBI
+                                         : INSDG_PRECOND_INVERSE_MASS;
+}
 
 int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio)
 {

@@ -98,8 +98,12 @@ void insdg_ins_destroy(insdg_ins *ins);
 /* the velocity solves' preconditioner (insdg_precond), the default resolved; *ratio: the
    stiffness/mass diagonal ratio of lambda M + S at the scheme's lambda (pmg.h) */
 int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio);
-/* the ratio above which the default is block_jacobi (else inverse_mass) */
-double insdg_ins_velocity_block_ratio(void);
+/* The velocity preconditioner insdg run picks by default (insdg_precond) for a
+   stiffness/mass ratio: inverse_mass up to INSDG_VEL_BLOCK_RATIO, block_jacobi up to
+   INSDG_VEL_PMG_RATIO, pmg_amg above (docs/solvers.md, "Velocity preconditioner") */
+#define INSDG_VEL_BLOCK_RATIO 20.0
+#define INSDG_VEL_PMG_RATIO 200.0
+int insdg_ins_velocity_default(double ratio);
 
 /* initial fields [K][Np] on the renumbered mesh, at time t0 */
 void insdg_ins_set_initial(insdg_ins *ins, const double *u, const double *v, const double *p, double t0);

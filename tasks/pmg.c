@@ -64,6 +64,8 @@ struct insdg_pmg {
   starpu_data_handle_t coarse;   /* the whole first-coarse-level correction (every rank) */
   double *coarse_mem;
   int rank;
+  double coarse_s[2];   /* the coarse task on this rank: waiting in the allgather, the AMG below */
+  long coarse_calls;
 };
 
 /* d[i] = 1 / d[i] for a diagonal that must be positive (SPD operator) */
@@ -364,6 +366,7 @@ typedef struct {
   insdg_amg *amg;
   int npieces, size;          /* this rank's blocks; ranks */
   const int *counts, *displs; /* aggregates per rank, first aggregate of each rank */
+  insdg_pmg *pmg;             /* its coarse_s, coarse_calls (one coarse task at a time: it writes pmg->coarse) */
 } coarse_args;
 
 /* every rank: the aggregated residual of all blocks (block order = global aggregate
@@ -384,6 +387,7 @@ static void coarse_cpu(void *buffers[], void *cl_arg)
     memcpy(mine + at, (const double *)STARPU_VECTOR_GET_PTR(buffers[first + b]), sizeof(double) * nb);
     at += nb;
   }
+  const double t0 = MPI_Wtime();
   if (a.size > 1) {
     MPI_Request req;
     MPI_Iallgatherv(mine, (int)at, MPI_DOUBLE, rhs, a.counts, a.displs, MPI_DOUBLE, insdg_runtime_task_comm(), &req);
@@ -392,8 +396,10 @@ static void coarse_cpu(void *buffers[], void *cl_arg)
     INSDG_CHECK(at == n);
     memcpy(rhs, mine, sizeof(double) * n);
   }
+  const double t1 = MPI_Wtime();
   for (size_t i = 0; i < n; ++i) out[i] = 0;
   insdg_fpcg_csr(a.Ac, rhs, out, insdg_amg_precondition, a.amg, 0.25, 2, NULL, NULL);
+  a.pmg->coarse_s[0] += t1 - t0, a.pmg->coarse_s[1] += MPI_Wtime() - t1, a.pmg->coarse_calls++;
 }
 
 static struct starpu_codelet coarse_cl = {
@@ -417,7 +423,7 @@ static void coarse_correction(insdg_pmg *pmg, level *c)
   if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
   for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){D->piece[b], STARPU_R};
   d[first + nb] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
-  coarse_args a = {D->Ac, D->amg, nb, T->size, D->counts, D->displs};
+  coarse_args a = {D->Ac, D->amg, nb, T->size, D->counts, D->displs, pmg};
   INSDG_CHECK(INSDG_TASK_INSERT(&coarse_cl, STARPU_DATA_MODE_ARRAY, d, first + nb + 1, STARPU_VALUE, &a, sizeof a,
                                 STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
   for (int b = T->b_begin; b < T->b_end; ++b) {
@@ -761,6 +767,17 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
   bytes += sizeof(int) * (size_t)L1->mesh->K * 3;   /* aggregates */
   if (D->Ac) bytes += insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + sizeof(double) * (size_t)D->Ac->nrows;
   return bytes;
+}
+
+size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg)
+{
+  const dist_level *D = &pmg->D;
+  return insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + 3 * sizeof(double) * (size_t)D->Ac->nrows;
+}
+
+void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls)
+{
+  seconds[0] = pmg->coarse_s[0], seconds[1] = pmg->coarse_s[1], *calls = pmg->coarse_calls;
 }
 
 void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)

@@ -51,6 +51,13 @@ void insdg_pmg_apply(void *ctx, insdg_dfield *in, insdg_dfield *out);
    matrices, the assembled degree-1 matrix and AMG hierarchy on rank 0); and per element */
 size_t insdg_pmg_memory(const insdg_pmg *pmg);
 void insdg_pmg_print(const insdg_pmg *pmg, FILE *f);
+/* the coarse levels below the degree-1 level, which every rank holds and solves
+   redundantly: bytes of the first aggregated matrix and its AMG hierarchy, with the
+   gathered residual and correction; and the time this rank's coarse task spent since
+   creation, [0] waiting in the allgather of the aggregated residual (its neighbours'
+   lateness included), [1] in the AMG K-cycle below, over *calls V-cycles */
+size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg);
+void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls);
 
 /* Jacobi diagonal inverse of the SIPDG operator of T (its layout's renumbered mesh, its
    operators), probed without assembly (src/assemble.h) on this rank's blocks only:

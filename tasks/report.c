@@ -407,8 +407,9 @@ void print_start(const run_state *r)
 
 void print_velocity_preconditioner(const run_state *r)
 {
-  printf("  velocity solves: PCG with %s (stiffness/mass diagonal ratio %.3g; the default is block_jacobi above %g)\n",
-         insdg_precond_name((insdg_precond)r->vel_precond), r->vel_ratio, insdg_ins_velocity_block_ratio());
+  printf("  velocity solves: PCG with %s (stiffness/mass diagonal ratio %.3g; the default: inverse_mass up to %g, "
+         "block_jacobi up to %g, pmg_amg above)\n",
+         insdg_precond_name((insdg_precond)r->vel_precond), r->vel_ratio, INSDG_VEL_BLOCK_RATIO, INSDG_VEL_PMG_RATIO);
   fflush(stdout);
 }
 

@@ -12,6 +12,10 @@ foreach(cfg "1;0;0.4" "2;0;0.4" "2;2;0.2")
   set_tests_properties(ins_taylor_temporal_S${S}_Ns${Ns} PROPERTIES LABELS convergence ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 600)
 endforeach()
 
+# the velocity preconditioner's default by the stiffness/mass ratio, and pmg_amg's step
+add_test(NAME ins_velocity_pick COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_ins> vpick 4 4)
+set_tests_properties(ins_velocity_pick PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
+
 # checkpoint/restart: bitwise equal to an uninterrupted run (EXT and subcycled), and the
 # same checkpoint continued on 3 ranks equal to round-off
 set(_d ${CMAKE_CURRENT_BINARY_DIR})

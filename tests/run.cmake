@@ -216,7 +216,8 @@ set(_precond_variants
     "jacobi_fullamg|${_precond_ref}preconditioner = jacobi\n|${_precond_ref}preconditioner = full_amg\n|u=19:22 p=1:1"
     "none_jacobi|${_precond_ref}preconditioner = none\n|${_precond_ref}preconditioner = jacobi\nmax_iterations = 5000\n|u=50:70 p=150:210"
     "pmg31|${_precond_ref}|${_precond_ref}preconditioner = pmg_amg\npmg_degrees = 3 1\n|u=15:20 p=18:20"
-    "block_oldpmg|${_precond_ref}preconditioner = block_jacobi\n|${_precond_ref}pmg_smoother = jacobi\npmg_chebyshev_degree = 2\n|u=13:16 p=14.5:16")
+    "block_oldpmg|${_precond_ref}preconditioner = block_jacobi\n|${_precond_ref}pmg_smoother = jacobi\npmg_chebyshev_degree = 2\n|u=13:16 p=14.5:16"
+    "vpmg|${_precond_ref}preconditioner = pmg_amg\n|${_precond_ref}|u=6:7 p=12:13")
 foreach(_v IN LISTS _precond_variants)
   string(REPLACE "|" ";" _parts "${_v}")
   list(GET _parts 0 _name)

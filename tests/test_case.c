@@ -488,9 +488,9 @@ static void test_value_errors(void)
                ":10: [pressure_solver] projection: 9 is out of range");
   expect_error("min_iterations.ini", "[velocity_solver]\nmax_iterations = 10\nmin_iterations = 11\n",
                ":11: [velocity_solver] min_iterations: 11 is out of range");
-  expect_error("velocity_amg.ini", "[velocity_solver]\npreconditioner = pmg_amg\n",
-               ":10: [velocity_solver] preconditioner: unknown preconditioner 'pmg_amg' "
-               "(known: inverse_mass block_jacobi jacobi none)");
+  expect_error("velocity_amg.ini", "[velocity_solver]\npreconditioner = full_amg\n",
+               ":10: [velocity_solver] preconditioner: unknown preconditioner 'full_amg' "
+               "(known: inverse_mass block_jacobi pmg_amg jacobi none)");
   expect_error("velocity_pmg.ini", "[velocity_solver]\npmg_degrees = 2 1\n",
                ":10: [velocity_solver] pmg_degrees: unknown key");
   expect_error("pmg_not_first.ini", "[pressure_solver]\npmg_degrees = 3 1\n",

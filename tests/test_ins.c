@@ -13,12 +13,20 @@
  *                                     steps: asserts bitwise equality; keeps CKPT, dumps u
  *   test_ins continue N NX DT S NS M CKPT DUMP
  *                                     restart from CKPT (any rank count), M steps, dump u
+ *   test_ins vpick N NX               the velocity preconditioner's default (tasks/ins.c):
+ *                                     the stiffness/mass ratio R scales exactly like dt
+ *                                     (lambda = gamma0 / (nu dt)); dt set for R = 10, 100,
+ *                                     1000 picks inverse_mass, block_jacobi, pmg_amg; at
+ *                                     R = 1000 one step converges with pmg_amg in <= 20
+ *                                     iterations per velocity solve, fewer than block
+ *                                     Jacobi forced on the same step, to the same u (1e-9)
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "case.h" /* insdg_precond */
 #include "error.h"
 #include "checkpoint.h"
 #include "ins.h"
@@ -170,6 +178,64 @@ static void run(int N, int nx, double T, double dt, int S, int Ns, double *eu, d
   problem_destroy(&pb);
 }
 
+/* one step at dt with the velocity preconditioner vp (INSDG_PRECOND_DEFAULT: insdg run's
+   pick); returns the pick and R, its velocity iterations, and u (renumbered) in u */
+static int vpick_step(int N, int nx, double dt, int vp, double *R, int its[2], double *u)
+{
+  problem pb;
+  problem_create(&pb, N, nx, dt, 2, 0);
+  pb.o.vel_precond = vp, pb.o.vel_tol = 1e-10;
+  insdg_ins *ins = problem_stepper(&pb);
+  const int pick = insdg_ins_velocity_preconditioner(ins, R);
+  its[0] = its[1] = -1;
+  if (u) {
+    insdg_ins_stats st;
+    if (insdg_ins_step(ins, &st)) insdg_internal_error(__FILE__, __LINE__, "a solve did not converge");
+    its[0] = st.vel_iterations[0], its[1] = st.vel_iterations[1];
+    insdg_dfield_gather(insdg_ins_u(ins), u);
+  }
+  insdg_ins_destroy(ins);
+  problem_destroy(&pb);
+  return pick;
+}
+
+static int vpick_test(int N, int nx)
+{
+  int failures = 0, its[2];
+  const int rank = insdg_runtime_rank();
+  double R0, R;
+  const double dt0 = 1e-3;
+  vpick_step(N, nx, dt0, INSDG_PRECOND_DEFAULT, &R0, its, NULL);
+  static const double target[3] = {10, 100, 1000};
+  static const int want[3] = {INSDG_PRECOND_INVERSE_MASS, INSDG_PRECOND_BLOCK_JACOBI, INSDG_PRECOND_PMG_AMG};
+  for (int k = 0; k < 3; ++k) {
+    const double dt = dt0 * target[k] / R0;
+    const int pick = vpick_step(N, nx, dt, INSDG_PRECOND_DEFAULT, &R, its, NULL);
+    const int ok = pick == want[k] && fabs(R - target[k]) <= 1e-10 * target[k];
+    if (rank == 0) printf("%s: dt %.4g: R %.12g (want %g), picks %s (want %s)\n", ok ? "ok" : "FAIL", dt, R, target[k],
+                          insdg_precond_name((insdg_precond)pick), insdg_precond_name((insdg_precond)want[k]));
+    failures += !ok;
+  }
+  problem pb;   /* the field size */
+  problem_create(&pb, N, nx, dt0, 2, 0);
+  const size_t n = (size_t)pb.L->mesh->K * pb.ref->Np;
+  problem_destroy(&pb);
+  double *u_pmg = insdg_malloc(sizeof(double) * n), *u_block = insdg_malloc(sizeof(double) * n);
+  int its_block[2];
+  const double dt = dt0 * target[2] / R0;
+  vpick_step(N, nx, dt, INSDG_PRECOND_DEFAULT, &R, its, u_pmg);
+  vpick_step(N, nx, dt, INSDG_PRECOND_BLOCK_JACOBI, &R, its_block, u_block);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < n; ++i) diff = fmax(diff, fabs(u_pmg[i] - u_block[i])), norm = fmax(norm, fabs(u_block[i]));
+  const int ok = its[0] <= 20 && its[1] <= 20 && its[0] < its_block[0] && its[1] < its_block[1] && diff <= 1e-9 * norm;
+  if (rank == 0)
+    printf("%s: R = 1000, one step: pmg_amg %d / %d velocity iterations, block_jacobi %d / %d; max |u_pmg - u_block| "
+           "%.3g (max |u| %.3g)\n", ok ? "ok" : "FAIL", its[0], its[1], its_block[0], its_block[1], diff, norm);
+  failures += !ok;
+  free(u_pmg), free(u_block);
+  return failures;
+}
+
 /* Restart: A = 2m steps straight; B = m steps, checkpoint, a fresh stepper restarted from
    it, m more steps. mode 0: both in this process (asserts bitwise equality) and the
    checkpoint kept in ckpt; mode 1: only "restart from ckpt, m steps". The final u, in
@@ -249,8 +315,10 @@ int main(int argc, char **argv)
     /* restart|continue N NX DT S NS M CKPT DUMP */
     failures = restart_test(!strcmp(argv[1], "continue"), atoi(argv[2]), atoi(argv[3]), atof(argv[4]), atoi(argv[5]),
                             atoi(argv[6]), atoi(argv[7]), argv[8], argv[9]);
+  } else if (argc == 4 && !strcmp(argv[1], "vpick")) {
+    failures = vpick_test(atoi(argv[2]), atoi(argv[3]));
   } else {
-    insdg_die_user("usage: test_ins temporal N NX T S [NS [M]] | run N NX T DT S [NS]");
+    insdg_die_user("usage: test_ins temporal N NX T S [NS [M]] | run N NX T DT S [NS] | vpick N NX");
   }
   insdg_runtime_shutdown();
   return failures ? 1 : 0;

@@ -134,6 +134,21 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   }
   insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG};
   insdg_pcg_result res = insdg_pcg(T, A, &P, b, x, &o);
+  if (pmg) {   /* the coarse-level accounting (bench_solvers --coarse): one coarse solve per
+                  V-cycle, i.e. per preconditioner application (the start's and one per
+                  iteration); its memory a nonzero part of the whole */
+    insdg_tasks_wait(T);
+    double cs[2];
+    long calls;
+    insdg_pmg_coarse_time(pmg, cs, &calls);
+    const size_t cm = insdg_pmg_coarse_memory(pmg), pm = insdg_pmg_memory(pmg);
+    if (calls != res.iterations + 1 || !(cs[0] >= 0 && cs[1] > 0) || !(cm > 0 && cm < pm)) {
+      if (T->rank == 0)
+        printf("FAIL %s N=%d: %ld coarse solves for %d iterations (want iterations + 1), %.3g + %.3g s, "
+               "coarse memory %zu of %zu bytes\n", pb->name, N, calls, res.iterations, cs[0], cs[1], cm, pm);
+      res.converged = 0;
+    }
+  }
   insdg_pmg_destroy(pmg);
   if (pb->neumann) insdg_pcg_fix_mean(T, x);
   if (!res.converged && T->rank == 0)
