@@ -35,7 +35,10 @@
  *
  * Usage: [mpirun -np R] bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R]
  *          [--blocks B] [--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]
- *          [--coarse]
+ *          [--coarse] [--mesh FILE]
+ *   --mesh FILE: a Gmsh mesh instead of the jittered square (every boundary face Dirichlet,
+ *   or Neumann with --neumann; f as above, so a square with sides on integers, such as
+ *   [-1, 1]^2, has the exact solution sin(pi x) sin(pi y) for lambda = 0)
  *   --refine R: the mesh and R uniform refinements (default 1); --methods: which solvers
  *   of table 1 (default all three).
  */
@@ -49,6 +52,7 @@
 #include "assemble.h"
 #include "case.h" /* insdg_precond */
 #include "error.h"
+#include "gmsh.h"
 #include "ins.h"
 #include "mesh.h"
 #include "ops_tasks.h"
@@ -283,10 +287,11 @@ int main(int argc, char **argv)
   char err[INSDG_ERRMSG_LEN];
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   int nmin = 1, nmax = 8, nx = 12, nblocks = 4, nrefine = 1, neumann = 0, coarse = 0;
+  const char *mesh_file = NULL;
   double lambda = 0.0, helm_lambda = 1.5 / (0.01 * 0.01);
   methods want = {1, 1, 1};
   const char *usage = "usage: bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R] [--blocks B] "
-                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse]";
+                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse] [--mesh FILE]";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
@@ -297,6 +302,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--helmholtz-lambda") && i + 1 < argc) helm_lambda = atof(argv[++i]);
     else if (!strcmp(argv[i], "--neumann")) neumann = 1;
     else if (!strcmp(argv[i], "--coarse")) coarse = 1;
+    else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh_file = argv[++i];
     else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {   /* a comma-separated subset of jacobi,pmg,amg */
       char list[64];
       snprintf(list, sizeof list, "%s", argv[++i]);
@@ -317,7 +323,11 @@ int main(int argc, char **argv)
   HYPRE_Init();
 #endif
   insdg_mesh *mesh[5];
-  mesh[0] = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+  if (mesh_file) {
+    if (insdg_mesh_read(mesh_file, &mesh[0], err, sizeof err)) insdg_die_user(err);
+  } else {
+    mesh[0] = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
+  }
   for (int k = 1; k <= nrefine; ++k) mesh[k] = insdg_mesh_refine(mesh[k - 1]);
   insdg_mesh *finest = mesh[nrefine];
   const int rank = insdg_runtime_rank();
@@ -338,8 +348,8 @@ int main(int argc, char **argv)
   if (rank == 0) {
     printf("# %s; %d rank(s) x %d worker(s), %d blocks; PCG from zero to 1e-8\n", insdg_roofline_cpu_name(),
            insdg_runtime_size(), insdg_runtime_workers(), nblocks);
-    printf("# meshes: jittered %dx%d square (%d triangles) and %d uniform refinement(s)\n", nx, nx, mesh[0]->K,
-           nrefine);
+    if (mesh_file) printf("# meshes: %s (%d triangles) and %d uniform refinement(s)\n", mesh_file, mesh[0]->K, nrefine);
+    else printf("# meshes: jittered %dx%d square (%d triangles) and %d uniform refinement(s)\n", nx, nx, mesh[0]->K, nrefine);
     printf("\n## 1. %s, lambda = %g, %s\n", lambda == 0.0 ? "Poisson" : "Helmholtz", lambda,
            neumann ? "Neumann" : "Dirichlet");
     printf("| N | K | Jacobi it | pMG-AMG it | full AMG it | pMG setup s | pMG solve s | AMG setup s | AMG solve s | pMG kB/elem | full AMG kB/elem |\n");
