@@ -208,7 +208,7 @@ static vrow run_velocity(problem *p)
   v.it[1] = solve(p, &B, 0, &v.t[1]);
   free(binv);
   t0 = insdg_wtime();
-  const insdg_pmg_opts po = {.cheb_degree = 2};   /* insdg run's velocity cycle (tasks/ins.c) */
+  const insdg_pmg_opts po = {.cheb_degree = INSDG_VEL_PMG_CHEBYSHEV};   /* insdg run's velocity cycle */
   insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, &po);
   insdg_tasks_wait(&p->T);
   v.setup[2] = insdg_wtime() - t0;

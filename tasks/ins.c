@@ -125,9 +125,6 @@ static void extrapolation(int k, double c[MAX_S + 1])
 
 static insdg_dfield *field(insdg_tasks *T) { return insdg_dfield_create(T); }
 
-/* the velocity pMG-AMG's Chebyshev degree: the projected guesses leave few iterations,
-   and a degree-4 cycle doubled the velocity stage for no fewer of them (docs/solvers.md) */
-#define INSDG_VEL_PMG_CHEBYSHEV 2
 
 
 insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts)

@@ -103,6 +103,9 @@ int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio);
    INSDG_VEL_PMG_RATIO, pmg_amg above (docs/solvers.md, "Velocity preconditioner") */
 #define INSDG_VEL_BLOCK_RATIO 20.0
 #define INSDG_VEL_PMG_RATIO 200.0
+/* the velocity pMG-AMG's Chebyshev degree: the projected guesses leave few iterations,
+   and a degree-4 cycle doubled the velocity stage for no fewer of them (docs/solvers.md) */
+#define INSDG_VEL_PMG_CHEBYSHEV 2
 int insdg_ins_velocity_default(double ratio);
 
 /* initial fields [K][Np] on the renumbered mesh, at time t0 */
