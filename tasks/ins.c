@@ -125,8 +125,6 @@ static void extrapolation(int k, double c[MAX_S + 1])
 
 static insdg_dfield *field(insdg_tasks *T) { return insdg_dfield_create(T); }
 
-
-
 insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_ins_opts *opts)
 {
   INSDG_CHECK(opts->S >= 1 && opts->S <= MAX_S && opts->dt > 0 && opts->nu > 0);

@@ -765,14 +765,13 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
   for (int b = 0; b < L1->B; ++b)
     if (D->rows[b]) bytes += insdg_csr_memory(D->rows[b]) + sizeof(double) * (size_t)D->nhalo[b];
   bytes += sizeof(int) * (size_t)L1->mesh->K * 3;   /* aggregates */
-  if (D->Ac) bytes += insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + sizeof(double) * (size_t)D->Ac->nrows;
-  return bytes;
+  return bytes + insdg_pmg_coarse_memory(pmg);
 }
 
 size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg)
 {
-  const dist_level *D = &pmg->D;
-  return insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + 3 * sizeof(double) * (size_t)D->Ac->nrows;
+  const dist_level *D = &pmg->D;   /* the correction, and the coarse task's gathered residual and own pieces */
+  return D->Ac ? insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + 3 * sizeof(double) * (size_t)D->Ac->nrows : 0;
 }
 
 void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls)
