@@ -16,6 +16,7 @@
 #include "demo.h"
 #include "error.h"
 #include "gmsh.h"
+#include "curved.h"
 #include "mesh.h"
 #include "ref_tri.h"
 #include "run.h"
@@ -176,22 +177,25 @@ static int cmd_mesh(const char *path, int N)
   insdg_mesh *m = read_mesh_or_die(path);
   insdg_ref *ref = insdg_ref_create(N);
   insdg_mesh_set_ref(m, ref);
-  double area = 0, hmin = INFINITY, hmax = 0;
+  double area = insdg_mesh_area(m), hmin = INFINITY, hmax = 0;
   for (int e = 0; e < m->K; ++e) {
-    area += 2 * m->vgeo[e * INSDG_NVGEO + INSDG_J];
     for (int f = 0; f < 3; ++f) {
       const double h = 2 * m->sgeo[(e * 3 + f) * INSDG_NSGEO + INSDG_SJ];
       hmin = fmin(hmin, h), hmax = fmax(hmax, h);
     }
   }
-  printf("mesh %s: %d triangles, %d vertices, area %.6g, edge length %.3g .. %.3g\n", path, m->K,
+  printf("mesh %s: %d triangles, %d nodes, area %.10g, edge length %.3g .. %.3g\n", path, m->K,
          m->Nv, area, hmin, hmax);
+  if (m->curve_q > 1)
+    printf("curved: %d boundary faces of order %d, %d elements%s\n", m->ncurves, m->curve_q,
+           m->curved ? m->curved->n : 0, m->nstraightened ? " (interior edges the file curves are kept straight)" : "");
   printf("order N = %d: %d nodes per element, %ld degrees of freedom per field\n", N, ref->Np,
          (long)m->K * ref->Np);
   for (int b = 0; b < m->nbnd; ++b) {
-    int nfaces = 0;
-    for (int i = 0; i < 3 * m->K; ++i) nfaces += m->face_bnd[i] == b;
-    printf("boundary %-16s %d faces\n", m->bnd_name[b], nfaces);
+    int nfaces = 0, ncurved = 0;
+    for (int i = 0; i < 3 * m->K; ++i) nfaces += m->face_bnd[i] == b, ncurved += m->face_bnd[i] == b && m->face_curve && m->face_curve[i] >= 0;
+    if (ncurved) printf("boundary %-16s %d faces, %d curved\n", m->bnd_name[b], nfaces, ncurved);
+    else printf("boundary %-16s %d faces\n", m->bnd_name[b], nfaces);
   }
   insdg_mesh_destroy(m);
   insdg_ref_destroy(ref);

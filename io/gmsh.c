@@ -304,19 +304,52 @@ static const char *type_name(int type)
   case 26: return "4-node third order line";
   case 27: return "5-node fourth order line";
   case 28: return "6-node fifth order line";
+  case 42: return "28-node sixth order triangle";
+  case 43: return "36-node seventh order triangle";
+  case 44: return "45-node eighth order triangle";
+  case 45: return "55-node ninth order triangle";
+  case 46: return "66-node tenth order triangle";
+  case 62: return "7-node sixth order line";
+  case 63: return "8-node seventh order line";
+  case 64: return "9-node eighth order line";
+  case 65: return "10-node ninth order line";
+  case 66: return "11-node tenth order line";
   default: return NULL;
   }
+}
+
+/* Order of the Lagrange lines and complete triangles insdg reads (Gmsh's types 1, 8, 26-28,
+   62-66 and 2, 9, 21, 23, 25, 42-46), 0 for any other type. */
+static int type_order(int type)
+{
+  switch (type) {
+  case 1: case 2: return 1;
+  case 8: case 9: return 2;
+  case 26: case 21: return 3;
+  case 27: case 23: return 4;
+  case 28: case 25: return 5;
+  case 62: case 42: return 6;
+  case 63: case 43: return 7;
+  case 64: case 44: return 8;
+  case 65: case 45: return 9;
+  case 66: case 46: return 10;
+  default: return 0;
+  }
+}
+
+static int type_dim(int type)
+{
+  if (type_order(type) == 0) return 0;
+  return type == 1 || type == 8 || (type >= 26 && type <= 28) || type >= 62 ? 1 : 2;
 }
 
 /* Nodes of the element types insdg keeps (or skips), 0 for any other type. */
 static int type_nodes(int type)
 {
-  return type == 1 ? 2 : type == 2 ? 3 : type == 15 ? 1 : 0;
-}
-
-static int type_dim(int type)
-{
-  return type == 1 ? 1 : type == 2 ? 2 : 0;
+  if (type == 15) return 1;
+  const int q = type_order(type);
+  if (q == 0) return 0;
+  return type_dim(type) == 1 ? q + 1 : (q + 1) * (q + 2) / 2;
 }
 
 static int fail_type(lexer *lx, int tag, int type)
@@ -325,8 +358,8 @@ static int fail_type(lexer *lx, int tag, int type)
   char what[64] = "";
   if (name) snprintf(what, sizeof what, " (%s)", name);
   return FAIL(lx,
-              "element %d: unsupported element type %d%s; insdg reads 3-node triangles "
-              "and 2-node boundary lines",
+              "element %d: unsupported element type %d%s; insdg reads triangles of order "
+              "1 to 10 (3 to 66 nodes) and boundary lines",
               tag, type, what);
 }
 
@@ -727,27 +760,39 @@ static int element_nodes(reader *r, int tag, int first, int n, int *idx)
   return 0;
 }
 
-/* Keep a parsed element: triangles always, lines only with a physical group. */
-static void store_element(reader *r, int tag, int type, int entity, int phys,
-                          const int *idx)
+/* Keep a parsed element: triangles always, lines only with a physical group. A
+   high-order triangle keeps its vertices in tri and its edge nodes in tri_edge (Gmsh's
+   order: the q - 1 nodes of edge 0-1, of 1-2, of 2-0, each from its first vertex); its
+   interior nodes are not used (mesh.c blends the interior from the edges). A boundary
+   line keeps its two end nodes: its edge nodes are those of the triangle it bounds.
+   All triangles of a mesh must have one order. */
+static int store_element(reader *r, int tag, int type, int entity, int phys,
+                         const int *idx)
 {
   insdg_gmsh *m = r->m;
   int line = r->lx.lineno > INT_MAX ? INT_MAX : (int)r->lx.lineno;
-  if (type == 2) {
+  if (type_dim(type) == 2) {
+    const int q = type_order(type), ne = 3 * (q - 1);
+    if (m->ntri > 0 && q != m->tri_order)
+      return FAIL(&r->lx, "element %d: a triangle of order %d (%s) in a mesh whose triangles are of order %d",
+                  tag, q, type_name(type), m->tri_order);
+    m->tri_order = q;
     int n = m->ntri;
     if (reserve(&r->cap_tri, n + 1)) {
       m->tri = resize(m->tri, r->cap_tri, 3 * sizeof(int));
       m->tri_tag = resize(m->tri_tag, r->cap_tri, sizeof(int));
       m->tri_entity = resize(m->tri_entity, r->cap_tri, sizeof(int));
       m->tri_line = resize(m->tri_line, r->cap_tri, sizeof(int));
+      if (ne > 0) m->tri_edge = resize(m->tri_edge, r->cap_tri, (size_t)ne * sizeof(int));
     }
     memcpy(&m->tri[3 * n], idx, 3 * sizeof(int));
+    if (ne > 0) memcpy(&m->tri_edge[(size_t)ne * n], idx + 3, (size_t)ne * sizeof(int));
     m->tri_tag[n] = tag;
     m->tri_entity[n] = entity;
     m->tri_line[n] = line;
     m->ntri = n + 1;
     if (phys != 0) add_phys(r, 2, phys);
-  } else if (type == 1 && phys != 0) {
+  } else if (type_dim(type) == 1 && phys != 0) {
     int n = m->nline;
     if (reserve(&r->cap_line, n + 1)) {
       m->line = resize(m->line, r->cap_line, 2 * sizeof(int));
@@ -760,13 +805,19 @@ static void store_element(reader *r, int tag, int type, int entity, int phys,
     m->nline = n + 1;
     add_phys(r, 1, phys);
   }
+  return 0;
 }
 
-/* 2.2 element line: tag type ntags tags... nodes... */
+/* 2.2 element line: tag type ntags tags... nodes... (gcc 12 at -O3 warns that phys and
+   entity, both initialised, "may be used uninitialized" once store_element is inlined) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 static int read_element22(reader *r)
 {
   lexer *lx = &r->lx;
-  int tag, type, ntags, phys = 0, entity = 0, idx[3];
+  int tag, type, ntags, phys = 0, entity = 0, idx[66];
   if (lx->ntok < 3) return FAIL(lx, "element line too short (%d fields)", lx->ntok);
   if (tok_int(lx, 0, 1, INT_MAX, "element tag", &tag) < 0) return -1;
   if (tok_int(lx, 1, INT_MIN, INT_MAX, "element type", &type) < 0) return -1;
@@ -784,9 +835,11 @@ static int read_element22(reader *r)
     if (i == 1) entity = v;
   }
   if (element_nodes(r, tag, 3 + ntags, nn, idx) < 0) return -1;
-  store_element(r, tag, type, entity, phys, idx);
-  return 0;
+  return store_element(r, tag, type, entity, phys, idx);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 static int read_elements22(reader *r, int total)
 {
@@ -804,14 +857,14 @@ static int read_element_block41(reader *r, int total, int done, int n, int type,
   lexer *lx = &r->lx;
   int nn = type_nodes(type);
   for (int k = 0; k < n; k++) {
-    int tag, idx[3];
+    int tag, idx[66];
     if (next_record(r, "$Elements", "elements", total, done + k) < 0) return -1;
     if (tok_int(lx, 0, 1, INT_MAX, "element tag", &tag) < 0) return -1;
     if (lx->ntok != 1 + nn)
       return FAIL(lx, "element %d: expected %d fields (tag and %d nodes of a %s), found %d",
                   tag, 1 + nn, nn, type_name(type), lx->ntok);
     if (element_nodes(r, tag, 1, nn, idx) < 0) return -1;
-    store_element(r, tag, type, etag, phys, idx);
+    if (store_element(r, tag, type, etag, phys, idx) < 0) return -1;
   }
   return 0;
 }

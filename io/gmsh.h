@@ -3,10 +3,13 @@
  * What is read: nodes (x, y; z must be 0 within 1e-12 of the mesh size, else an error;
  * every coordinate must be a finite number of magnitude at most 1e15, and the nodes must
  * not all lie at one point, else an error "node <tag>: ..."),
- * 3-node triangles (type 2) with the geometric entity (surface) they belong to,
- * 2-node lines (type 1) that carry a physical group (these tag boundary faces), and the
- * $PhysicalNames section. Points (type 15) are skipped. Any other element type is an
- * error naming the line and the type.
+ * triangles of order q = 1..10 (Gmsh's complete Lagrange types 2, 9, 21, 23, 25, 42-46;
+ * all of one order) with the geometric entity (surface) they belong to: vertices, and for
+ * q > 1 the edge nodes (curved boundary faces, src/curved.h); lines of order 1..10 (types
+ * 1, 8, 26-28, 62-66) that carry a physical group (these tag boundary faces; their end
+ * nodes are kept), and the $PhysicalNames section. Points (type 15) are skipped. Any other
+ * element type (quadrangles, incomplete triangles, volumes) is an error naming the line
+ * and the type; so is a triangle whose order differs from the first one's.
  *
  * The reader does syntax and reference checks only (truncation, unknown types, node tags
  * that do not exist). Geometric and topological checks (inverted or degenerate triangles,

@@ -20,6 +20,7 @@
  * is a user error (too many blocks for the mesh).
  */
 #include "partition.h"
+#include "curved.h"
 
 #include <metis.h>
 #include <stdarg.h>
@@ -254,6 +255,7 @@ insdg_mesh *insdg_mesh_renumber(const insdg_mesh *m, const int *old_elem)
     }
   }
   free(new_of_old);
+  insdg_mesh_copy_curves(c, m, old_elem);
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curved.h"
 #include "error.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -22,6 +23,10 @@ insdg_block *insdg_block_create(const insdg_mesh *m, int e0, int e1)
   b->vgeo = m->vgeo + (size_t)e0 * INSDG_NVGEO;
   b->sgeo = m->sgeo + (size_t)e0 * 3 * INSDG_NSGEO;
   b->face_bnd = m->face_bnd + 3 * (size_t)e0;
+  if (m->curved) {
+    b->curved = m->curved, b->cindex = m->curved->index + e0;
+    for (int e = 0; e < K; ++e) b->ncurved += b->cindex[e] >= 0;
+  }
   const int *global_map = m->mapP + (size_t)e0 * 3 * Nfp;
 
   /* halo slots: the distinct outside nodes, ascending, so slot order is reproducible */

@@ -9,8 +9,8 @@
  * halo_src[k] names the global volume node (e'*Np + n) that halo slot k receives, so
  * whoever fills the halo (a serial gather here, StarPU pack tasks later) knows what to copy.
  *
- * Ownership: the block owns mapP and halo_src; vgeo, sgeo and face_bnd point into the
- * mesh, which must outlive the block.
+ * Ownership: the block owns mapP and halo_src; vgeo, sgeo, face_bnd and the curved
+ * geometry point into the mesh, which must outlive the block.
  */
 #ifndef INSDG_BLOCK_H
 #define INSDG_BLOCK_H
@@ -26,6 +26,11 @@ typedef struct insdg_block {
   int *mapP;              /* [K][3][Nfp] block-local exterior index (see above) */
   int nhalo;
   int *halo_src;          /* [nhalo] global volume node index, ascending */
+  /* curved elements (curved.h): ncurved of them in this block; cindex[e] (block-local e)
+     is the element's position in curved's arrays, or -1. NULL and 0 without any. */
+  const struct insdg_curved *curved;
+  const int *cindex;      /* [K] */
+  int ncurved;
 } insdg_block;
 
 /* The block of elements [e0, e1) of a mesh whose geometry is set (insdg_mesh_set_ref). */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curved.h"
 #include "error.h"
 
 typedef struct {
@@ -218,10 +219,78 @@ static int connect_faces(const insdg_gmsh *g, insdg_mesh *m, char *err, size_t e
   return status;
 }
 
+
+/* An edge given by the file with q - 1 nodes between its ends is straight when every node
+   lies on the chord at its equispaced place (to 1e-10 of the edge length). */
+static int edge_straight(const insdg_gmsh *g, int a, int b, const int *mid, int q)
+{
+  const double len = hypot(g->x[b] - g->x[a], g->y[b] - g->y[a]);
+  for (int k = 1; k < q; ++k) {
+    const double t = (double)k / q;
+    const double dx = g->x[mid[k - 1]] - ((1 - t) * g->x[a] + t * g->x[b]);
+    const double dy = g->y[mid[k - 1]] - ((1 - t) * g->y[a] + t * g->y[b]);
+    if (hypot(dx, dy) > 1e-10 * len) return 0;
+  }
+  return 1;
+}
+
+/* Curves of a high-order mesh (curved.h): each boundary face whose file nodes leave its
+   chord becomes a curve, its nodes ordered from the face's first vertex; interior edges
+   stay straight (counted). Then every curved element's map must have a positive
+   Jacobian: an edge node out of order or an edge bent too far folds the element. */
+static int build_curves(const insdg_gmsh *g, insdg_mesh *m, char *err, size_t errlen)
+{
+  const int q = g->tri_order, K = m->K;
+  if (q < 2) return 0;
+  m->curve_q = q;
+  m->face_curve = insdg_malloc(sizeof(int) * 3 * (size_t)K);
+  int cap = 0;
+  for (int e = 0; e < K; ++e)
+    for (int f = 0; f < 3; ++f) {
+      m->face_curve[3 * e + f] = -1;
+      const int a = m->EToV[3 * e + f], b = m->EToV[3 * e + (f + 1) % 3];
+      const int *gv = g->tri + 3 * e, *ge = g->tri_edge + (size_t)3 * (q - 1) * e;
+      int mid[INSDG_CURVE_QMAX - 1], found = 0;
+      for (int k = 0; k < 3 && !found; ++k) {   /* the file's edge k joins gv[k] and gv[k+1] */
+        const int ga = gv[k], gb = gv[(k + 1) % 3];
+        if (!((ga == a && gb == b) || (ga == b && gb == a))) continue;
+        found = 1;
+        for (int i = 0; i < q - 1; ++i) mid[i] = ge[k * (q - 1) + (ga == a ? i : q - 2 - i)];
+      }
+      INSDG_CHECK(found);
+      if (edge_straight(g, a, b, mid, q)) continue;
+      if (m->face_bnd[3 * e + f] < 0) {
+        m->nstraightened += m->EToE[3 * e + f] > e;
+        continue;
+      }
+      if (m->ncurves == cap) {
+        cap = cap ? 2 * cap : 64;
+        m->curve_x = realloc(m->curve_x, sizeof(double) * (size_t)cap * (q + 1));
+        m->curve_y = realloc(m->curve_y, sizeof(double) * (size_t)cap * (q + 1));
+        INSDG_CHECK(m->curve_x && m->curve_y);
+      }
+      double *cx = m->curve_x + (size_t)m->ncurves * (q + 1), *cy = m->curve_y + (size_t)m->ncurves * (q + 1);
+      cx[0] = g->x[a], cy[0] = g->y[a], cx[q] = g->x[b], cy[q] = g->y[b];
+      for (int i = 1; i < q; ++i) cx[i] = g->x[mid[i - 1]], cy[i] = g->y[mid[i - 1]];
+      m->face_curve[3 * e + f] = m->ncurves++;
+    }
+  for (int e = 0; e < K; ++e) {
+    if (m->face_curve[3 * e] < 0 && m->face_curve[3 * e + 1] < 0 && m->face_curve[3 * e + 2] < 0) continue;
+    double x, y;
+    const double J = insdg_mesh_min_jacobian(m, e, &x, &y);
+    if (!(J > 0))
+      return fail(err, errlen,
+                  "%s:%d: element %d: inverted curved element (its Jacobian is %.3g at (%g, %g)): an edge node "
+                  "out of order, or a boundary edge bent too far for the element",
+                  g->path, g->tri_line[e], g->tri_tag[e], J, x, y);
+  }
+  return 0;
+}
+
 int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_t errlen)
 {
   *out = NULL;
-  if (g->ntri == 0) return fail(err, errlen, "%s: the mesh has no 3-node triangles", g->path);
+  if (g->ntri == 0) return fail(err, errlen, "%s: the mesh has no triangles", g->path);
   insdg_mesh *m = insdg_calloc(1, sizeof *m);
   m->K = g->ntri;
   m->Nv = g->nnodes;
@@ -236,7 +305,7 @@ int insdg_mesh_from_gmsh(const insdg_gmsh *g, insdg_mesh **out, char *err, size_
   for (int i = 0; i < 3 * m->K; ++i) m->EToE[i] = i / 3, m->EToF[i] = i % 3, m->face_bnd[i] = -1;
 
   if (check_duplicates(g, err, errlen) || orient_triangles(g, m->EToV, err, errlen) ||
-      connect_faces(g, m, err, errlen)) {
+      connect_faces(g, m, err, errlen) || build_curves(g, m, err, errlen)) {
     insdg_mesh_destroy(m);
     return 1;
   }
@@ -253,6 +322,7 @@ void insdg_gmsh_free(insdg_gmsh *m)
   free(m->tri_tag);
   free(m->tri_entity);
   free(m->tri_line);
+  free(m->tri_edge);
   free(m->line);
   free(m->line_phys);
   free(m->line_line);
@@ -346,6 +416,8 @@ static void free_geometry(insdg_mesh *m)
   free(m->x), free(m->y), free(m->vgeo), free(m->sgeo), free(m->mapP);
   m->x = m->y = m->vgeo = m->sgeo = NULL;
   m->mapP = NULL;
+  insdg_curved_destroy(m->curved);
+  m->curved = NULL;
 }
 
 void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref)
@@ -383,6 +455,23 @@ void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref)
       sg[INSDG_FSCALE] = 0.5 * len / J;                       /* = 1/h = length / area */
     }
   }
+  /* curved elements: nodes on the element map; 1/h per face the largest sJ/J of its nodes */
+  for (int e = 0; e < K && m->face_curve; ++e)
+    if (m->face_curve[3 * e] >= 0 || m->face_curve[3 * e + 1] >= 0 || m->face_curve[3 * e + 2] >= 0)
+      insdg_mesh_map(m, e, Np, ref->r, ref->s, m->x + (size_t)e * Np, m->y + (size_t)e * Np, NULL, NULL, NULL, NULL);
+  m->curved = insdg_curved_create(m, ref);
+  for (int k = 0; m->curved && k < m->curved->n; ++k) {
+    const int e = m->curved->elem[k];
+    for (int f = 0; f < 3; ++f) {
+      double inv_h = 0;
+      for (int j = 0; j < Nfp; ++j) {
+        const int i = ref->face_nodes[f * Nfp + j];
+        const double sJ = m->curved->sgeo[((size_t)k * 3 * Nfp + f * Nfp + j) * CF_NF + CF_SJ];
+        inv_h = fmax(inv_h, sJ / m->curved->vgeo[((size_t)k * Np + i) * CV_NV + CV_J]);
+      }
+      m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE] = inv_h;
+    }
+  }
   const double tau_scale = 0.5 * (N + 1) * (N + 2);
   for (int e = 0; e < K; ++e)
     for (int f = 0; f < 3; ++f) {
@@ -409,6 +498,25 @@ void insdg_mesh_weak_form(const insdg_mesh *m, const double *f, double *out)
       for (int j = 0; j < Np; ++j) s += r->M[i * Np + j] * f[(size_t)e * Np + j];
       out[(size_t)e * Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * s;
     }
+  for (int k = 0; m->curved && k < m->curved->n; ++k) {   /* their own mass matrices */
+    const int e = m->curved->elem[k];
+    const double *Me = m->curved->M + (size_t)k * Np * Np;
+    for (int i = 0; i < Np; ++i) {
+      double s = 0;
+      for (int j = 0; j < Np; ++j) s += Me[i * Np + j] * f[(size_t)e * Np + j];
+      out[(size_t)e * Np + i] = s;
+    }
+  }
+}
+
+double insdg_mesh_area(const insdg_mesh *m)
+{
+  double area = 0;
+  for (int e = 0; e < m->K; ++e)
+    if (!m->curved || m->curved->index[e] < 0) area += 2 * m->vgeo[e * INSDG_NVGEO + INSDG_J];
+  for (int k = 0; m->curved && k < m->curved->n; ++k)
+    for (int q = 0; q < m->curved->Ncub; ++q) area += m->curved->cgeo[((size_t)k * m->curved->Ncub + q) * CC_NC + CC_J];
+  return area;
 }
 
 int insdg_mesh_boundary(const insdg_mesh *m, const char *name)
@@ -423,7 +531,38 @@ void insdg_mesh_destroy(insdg_mesh *m)
   if (!m) return;
   free_geometry(m);
   free(m->vx), free(m->vy), free(m->EToV), free(m->EToE), free(m->EToF), free(m->face_bnd);
+  free(m->face_curve), free(m->curve_x), free(m->curve_y);
   free(m);
+}
+
+/* The curves of a refined mesh r: each half of a curved face of m is the same polynomial
+   curve on half the parameter range, sampled at its own equispaced parameters. Child c of
+   element e is 4e + c (insdg_mesh_refine's order); the half h of parent face f is face
+   child_face[f][h] of child child_of[f][h]. */
+static void refine_curves(const insdg_mesh *m, insdg_mesh *r)
+{
+  static const int child_of[3][2] = {{0, 1}, {1, 2}, {2, 0}}, child_face[3][2] = {{0, 0}, {1, 1}, {2, 2}};
+  const int q = m->curve_q;
+  r->curve_q = q, r->ncurves = 2 * m->ncurves, r->nstraightened = m->nstraightened;
+  r->curve_x = insdg_malloc(sizeof(double) * (size_t)(r->ncurves > 0 ? r->ncurves : 1) * (q + 1));
+  r->curve_y = insdg_malloc(sizeof(double) * (size_t)(r->ncurves > 0 ? r->ncurves : 1) * (q + 1));
+  r->face_curve = insdg_malloc(sizeof(int) * 3 * (size_t)r->K);
+  for (int i = 0; i < 3 * r->K; ++i) r->face_curve[i] = -1;
+  for (int e = 0; e < m->K; ++e)
+    for (int f = 0; f < 3; ++f) {
+      const int c = m->face_curve[3 * e + f];
+      if (c < 0) continue;
+      for (int h = 0; h < 2; ++h) {
+        const int nc = 2 * c + h;
+        for (int k = 0; k <= q; ++k) {
+          const double tau = -1.0 + 2.0 * k / q, t = h == 0 ? 0.5 * (tau - 1) : 0.5 * (tau + 1);
+          insdg_mesh_curve_point(m, c, t, &r->curve_x[(size_t)nc * (q + 1) + k], &r->curve_y[(size_t)nc * (q + 1) + k]);
+        }
+        const int child = 4 * e + child_of[f][h], cf = child_face[f][h];
+        INSDG_CHECK(r->face_bnd[3 * child + cf] >= 0);
+        r->face_curve[3 * child + cf] = nc;
+      }
+    }
 }
 
 /* Uniform refinement: every triangle split into four by its edge midpoints; boundary
@@ -451,8 +590,11 @@ insdg_mesh *insdg_mesh_refine(const insdg_mesh *m)
   for (int e = 0; e < K; ++e)
     for (int f = 0; f < 3; ++f) {
       const int a = m->EToV[3 * e + f], b = m->EToV[3 * e + (f + 1) % 3];
-      g.x[mid[3 * e + f]] = 0.5 * (m->vx[a] + m->vx[b]);
-      g.y[mid[3 * e + f]] = 0.5 * (m->vy[a] + m->vy[b]);
+      const int c = m->face_curve ? m->face_curve[3 * e + f] : -1;
+      if (c >= 0)   /* a curved face's midpoint lies on its curve */
+        insdg_mesh_curve_point(m, c, 0.0, &g.x[mid[3 * e + f]], &g.y[mid[3 * e + f]]);
+      else
+        g.x[mid[3 * e + f]] = 0.5 * (m->vx[a] + m->vx[b]), g.y[mid[3 * e + f]] = 0.5 * (m->vy[a] + m->vy[b]);
     }
   g.ntri = 4 * K;
   g.tri = insdg_malloc(sizeof(int) * 3 * (size_t)g.ntri);
@@ -489,5 +631,6 @@ insdg_mesh *insdg_mesh_refine(const insdg_mesh *m)
   if (insdg_mesh_from_gmsh(&g, &r, err, sizeof err)) insdg_internal_error(__FILE__, __LINE__, err);
   insdg_gmsh_free(&g);
   free(mid);
+  if (m->face_curve) refine_curves(m, r);
   return r;
 }

@@ -35,6 +35,7 @@ enum { INSDG_RX, INSDG_SX, INSDG_RY, INSDG_SY, INSDG_J, INSDG_NVGEO };
 enum { INSDG_NX, INSDG_NY, INSDG_SJ, INSDG_FSCALE, INSDG_TAU, INSDG_NSGEO };
 
 #define INSDG_MAX_BOUNDARIES 64
+#define INSDG_CURVE_QMAX 10   /* highest order of a curved face (Gmsh's triangles go to 10) */
 
 typedef struct insdg_mesh {
   int K;               /* triangles */
@@ -51,6 +52,15 @@ typedef struct insdg_mesh {
   double *vgeo;          /* [K][INSDG_NVGEO] */
   double *sgeo;          /* [K][3][INSDG_NSGEO] */
   int *mapP;             /* [K][3][Nfp] */
+
+  /* Curved boundary faces (curved.h): face_curve[3e + f] = c >= 0 when face f of e is the
+     degree-curve_q curve through curve_x/y[c][0..curve_q] (equispaced parameters, from
+     vertex f to vertex f+1); NULL and 0 when every face is straight. */
+  int curve_q, ncurves;
+  int *face_curve;       /* [K][3] or NULL */
+  double *curve_x, *curve_y;   /* [ncurves][curve_q + 1] */
+  int nstraightened;     /* interior edges the file curved and insdg keeps straight */
+  struct insdg_curved *curved;   /* the curved elements' geometry for ref; NULL if none */
 } insdg_mesh;
 
 /* Build and check a mesh from a Gmsh file's contents. Returns 0, or nonzero with a
@@ -77,6 +87,10 @@ void insdg_mesh_set_ref(insdg_mesh *m, const insdg_ref *ref);
 /* out = J M f element by element (the weak form of nodal values f [K][Np], e.g. a
    right-hand side); f and out must not overlap. Geometry must be set. */
 void insdg_mesh_weak_form(const insdg_mesh *m, const double *f, double *out);
+
+/* The mesh's area: sum of the element integrals of J (curved elements by their cubature).
+   Geometry must be set. */
+double insdg_mesh_area(const insdg_mesh *m);
 
 /* Index of the boundary with this physical name, or -1. */
 int insdg_mesh_boundary(const insdg_mesh *m, const char *name);

@@ -24,6 +24,9 @@ typedef struct {
   int *tri_tag;         /* [ntri] Gmsh element tag */
   int *tri_entity;      /* [ntri] geometric (elementary) entity tag */
   int *tri_line;        /* [ntri] line number in the file where the element is defined */
+  int tri_order;        /* order q of the triangles (1: straight 3-node triangles) */
+  int *tri_edge;        /* [ntri][3(q-1)] when q > 1: edge nodes, the q - 1 of edge 0-1 (from
+                           node 0 towards node 1), then of 1-2, then of 2-0 (Gmsh's order) */
 
   int nline;
   int *line;            /* [nline][2] node indices of boundary segments */

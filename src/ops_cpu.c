@@ -3,9 +3,11 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "ops.h"
+#include "ops_curved.h"
 
 #define PASTE(a, b) a##b
 #define XPASTE(a, b) PASTE(a, b)
@@ -122,47 +124,98 @@ void insdg_ops_destroy(insdg_ops *op)
   free(op);
 }
 
+/* The outputs of a block's curved elements, kept across an affine kernel that adds to
+   them (ops_curved.h): a per-thread buffer, grown once. */
+static _Thread_local double *saved;
+static _Thread_local size_t saved_len;
+
+static double *curved_save(const insdg_block *b, const double *x, const double *y)
+{
+  const size_t need = 2 * (size_t)b->ncurved * b->Np;
+  if (need > saved_len) {
+    free(saved);
+    saved = insdg_malloc(sizeof(double) * need), saved_len = need;
+  }
+  for (int e = 0, k = 0; e < b->K; ++e)
+    if (b->cindex[e] >= 0) {
+      memcpy(saved + (size_t)k * b->Np, x + (size_t)e * b->Np, sizeof(double) * (size_t)b->Np);
+      if (y) memcpy(saved + (size_t)(b->ncurved + k) * b->Np, y + (size_t)e * b->Np, sizeof(double) * (size_t)b->Np);
+      ++k;
+    }
+  return saved;
+}
+
+static void curved_restore(const insdg_block *b, double *x, double *y)
+{
+  for (int e = 0, k = 0; e < b->K; ++e)
+    if (b->cindex[e] >= 0) {
+      memcpy(x + (size_t)e * b->Np, saved + (size_t)k * b->Np, sizeof(double) * (size_t)b->Np);
+      if (y) memcpy(y + (size_t)e * b->Np, saved + (size_t)(b->ncurved + k) * b->Np, sizeof(double) * (size_t)b->Np);
+      ++k;
+    }
+}
+
 void insdg_op_local_gradient(const insdg_ops *op, const insdg_block *b, const double *u,
                              double *ux, double *uy)
 {
   table_for(op, b)->local_gradient(op, b, u, ux, uy);
+  if (b->ncurved) insdg_curved_local_gradient(op, b, u, ux, uy);
 }
 
 void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                        const double *g, const double *p, const double *p_halo, double *px, double *py)
 {
   table_for(op, b)->gradient(op, b, bc, g, p, p_halo, px, py);
+  if (b->ncurved) {
+    insdg_curved_local_gradient(op, b, p, px, py);
+    insdg_curved_gradient_surface(op, b, bc, g, p, p_halo, px, py);
+  }
 }
 
 void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                          const insdg_vec_in *U, double *divu)
 {
   table_for(op, b)->divergence(op, b, bc, U, divu);
+  if (b->ncurved) {
+    insdg_curved_divergence_volume(op, b, U->u, U->v, divu);
+    insdg_curved_divergence_surface(op, b, bc, U, divu);
+  }
 }
 
 void insdg_op_gradient_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
                                const double *p, const double *p_halo, double *px, double *py)
 {
+  if (b->ncurved) curved_save(b, px, py);
   table_for(op, b)->gradient_surface(op, b, bc, g, p, p_halo, px, py);
+  if (b->ncurved) {
+    curved_restore(b, px, py);
+    insdg_curved_gradient_surface(op, b, bc, g, p, p_halo, px, py);
+  }
 }
 
 void insdg_op_divergence_volume(const insdg_ops *op, const insdg_block *b, const double *u, const double *v,
                                 double *divu)
 {
   table_for(op, b)->divergence_volume(op, b, u, v, divu);
+  if (b->ncurved) insdg_curved_divergence_volume(op, b, u, v, divu);
 }
 
 void insdg_op_divergence_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                                  const insdg_vec_in *U, double *divu)
 {
+  if (b->ncurved) curved_save(b, divu, NULL);
   table_for(op, b)->divergence_surface(op, b, bc, U, divu);
+  if (b->ncurved) {
+    curved_restore(b, divu, NULL);
+    insdg_curved_divergence_surface(op, b, bc, U, divu);
+  }
 }
 
 void insdg_op_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc, double lambda,
                     const double *u, const double *ux, const double *uy, const double *u_halo,
                     const double *ux_halo, const double *uy_halo, double *Au)
 {
-  table_for(op, b)->sipdg(op, b, bc, NULL, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+  insdg_op_sipdg_data(op, b, bc, NULL, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
 }
 
 void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
@@ -170,19 +223,26 @@ void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed
                          const double *ux_halo, const double *uy_halo, double *Au)
 {
   table_for(op, b)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+  if (b->ncurved) insdg_curved_sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
 }
 
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,
                          const double *ut, const double *vt, double *Nu, double *Nv)
 {
   table_for(op, b)->adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
+  if (b->ncurved) insdg_curved_adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
 }
 
 void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                           double lambda_factor, const insdg_vec_in *Ubar, const insdg_vec_in *Ut,
                           double *Nu, double *Nv)
 {
+  if (b->ncurved) curved_save(b, Nu, Nv);
   table_for(op, b)->adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
+  if (b->ncurved) {
+    curved_restore(b, Nu, Nv);
+    insdg_curved_adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
+  }
 }
 
 void insdg_op_advection(const insdg_ops *op, const insdg_block *b, const signed char *bc,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "run_internal.h"
+#include "curved.h"
 
 /* values of one expression at one boundary's face nodes, kept when it does not use t */
 typedef struct {
@@ -106,6 +107,11 @@ static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
       const size_t node = (size_t)e * r->Np + r->face_nodes[f * r->Nfp + j];
       s->q[i] = (size_t)ef * r->Nfp + j;
       s->x[i] = m->x[node], s->y[i] = m->y[node], s->nx[i] = sg[INSDG_NX], s->ny[i] = sg[INSDG_NY];
+      const int k = m->curved ? m->curved->index[e] : -1;
+      if (k >= 0) {   /* a curved face: the normal of each node */
+        const double *cs = m->curved->sgeo + ((size_t)k * 3 * r->Nfp + f * r->Nfp + j) * CF_NF;
+        s->nx[i] = cs[CF_NX], s->ny[i] = cs[CF_NY];
+      }
       const double dx[NSHIFT] = {h, -h, 0, 0}, dy[NSHIFT] = {0, 0, h, -h};
       for (int d = 0; d < NSHIFT; ++d) s->sx[d][i] = s->x[i] + dx[d], s->sy[d][i] = s->y[i] + dy[d];
     }

@@ -12,6 +12,7 @@
 #include "dfield.h"
 #include "ops_tasks.h"
 #include "run_internal.h"
+#include "curved.h"
 #include "ugrid.h"
 
 /* elements of this rank's blocks */
@@ -62,13 +63,13 @@ void observe_fields(observer *ob, insdg_ins *ins, double t)
   for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
 }
 
-/* x^T M y for one element's nodal values */
-static double mass_product(const insdg_ref *r, const double *x, const double *y)
+/* x^T M y for one element's nodal values (M: Np x Np) */
+static double mass_product(const double *M, int Np, const double *x, const double *y)
 {
   double s = 0;
-  for (int i = 0; i < r->Np; ++i) {
+  for (int i = 0; i < Np; ++i) {
     double mi = 0;
-    for (int j = 0; j < r->Np; ++j) mi += r->M[i * r->Np + j] * y[j];
+    for (int j = 0; j < Np; ++j) mi += M[i * Np + j] * y[j];
     s += x[i] * mi;
   }
   return s;
@@ -82,7 +83,13 @@ static void element_diagnostics(const observer *ob, int le, double *ke, double *
   const int e = ob->e_begin + le;
   const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
   const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
-  *ke += 0.5 * ob->m->vgeo[e * INSDG_NVGEO + INSDG_J] * (mass_product(r, u, u) + mass_product(r, v, v));
+  const int k = ob->m->curved ? ob->m->curved->index[e] : -1;
+  if (k < 0)
+    *ke += 0.5 * ob->m->vgeo[e * INSDG_NVGEO + INSDG_J] * (mass_product(r->M, r->Np, u, u) + mass_product(r->M, r->Np, v, v));
+  else {   /* a curved element: its own mass matrix */
+    const double *M = ob->m->curved->M + (size_t)k * r->Np * r->Np;
+    *ke += 0.5 * (mass_product(M, r->Np, u, u) + mass_product(M, r->Np, v, v));
+  }
   double speed = 0, inv_h = 0;
   for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
   for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
@@ -95,9 +102,14 @@ static void element_diagnostics(const observer *ob, int le, double *ke, double *
 static void face_force(const observer *ob, int le, int f, double nu, double F[2])
 {
   const insdg_ref *r = ob->m->ref;
-  const double *sg = ob->m->sgeo + ((size_t)(ob->e_begin + le) * 3 + f) * INSDG_NSGEO;
-  const double nx = sg[INSDG_NX], ny = sg[INSDG_NY], sJ = sg[INSDG_SJ];
+  const int e = ob->e_begin + le, k = ob->m->curved ? ob->m->curved->index[e] : -1;
+  const double *sg = ob->m->sgeo + ((size_t)e * 3 + f) * INSDG_NSGEO;
+  double nx = sg[INSDG_NX], ny = sg[INSDG_NY], sJ = sg[INSDG_SJ];
   for (int j = 0; j < r->Nfp; ++j) {
+    if (k >= 0) {   /* a curved face: the normal and sJ of each node */
+      const double *cs = ob->m->curved->sgeo + ((size_t)k * 3 * r->Nfp + f * r->Nfp + j) * CF_NF;
+      nx = cs[CF_NX], ny = cs[CF_NY], sJ = cs[CF_SJ];
+    }
     const size_t i = (size_t)le * r->Np + r->face_nodes[f * r->Nfp + j];
     const double p = ob->local[F_P][i], ux = ob->local[F_UX][i], uy = ob->local[F_UY][i];
     const double vx = ob->local[F_VX][i], vy = ob->local[F_VY][i];
@@ -154,7 +166,10 @@ static void error_sums(const observer *ob, const double *field, const insdg_expr
   insdg_expr_eval_many(exact, n, x, y, t, ex);
   for (size_t i = 0; i < n; ++i) {
     const size_t e = (size_t)ob->e_begin + i / Nc;
-    const double w = r->wc[i % Nc] * m->vgeo[e * INSDG_NVGEO + INSDG_J], d = h[i] - ex[i];
+    const int k = m->curved ? m->curved->index[e] : -1;
+    const double w = k < 0 ? r->wc[i % Nc] * m->vgeo[e * INSDG_NVGEO + INSDG_J]
+                           : m->curved->cgeo[((size_t)k * Nc + i % Nc) * CC_NC + CC_J];
+    const double d = h[i] - ex[i];
     s[0] += w * d * d, s[1] += w * ex[i] * ex[i], s[2] += w * d, s[3] += w * ex[i], s[4] += w;
   }
   free(x), free(y), free(h), free(ex);

@@ -235,12 +235,10 @@ void insdg_pcg_fix_mean(insdg_tasks *T, insdg_dfield *x)
   const insdg_ref *ref = m->ref;
   const size_t n = (size_t)m->K * ref->Np;
   double *w = insdg_malloc(sizeof(double) * n);
-  for (int e = 0; e < m->K; ++e)
-    for (int i = 0; i < ref->Np; ++i) {
-      double row = 0;
-      for (int j = 0; j < ref->Np; ++j) row += ref->M[i * ref->Np + j];
-      w[(size_t)e * ref->Np + i] = m->vgeo[e * INSDG_NVGEO + INSDG_J] * row;
-    }
+  double *one = insdg_malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; ++i) one[i] = 1.0;
+  insdg_mesh_weak_form(m, one, w);   /* w = J M 1 (M_J 1 on curved elements) */
+  free(one);
   insdg_dfield *wf = insdg_dfield_create(T), *ones = constant_field(T, 1.0);
   insdg_dfield_set(wf, w);
   insdg_dscalar *s = insdg_dscalar_create(T, 2);

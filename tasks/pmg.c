@@ -1,6 +1,7 @@
 /* pmg.c -- pMG-AMG on the task graph (pmg.h). The V-cycle below reads as the algorithm:
  * smooth, residual, restrict, recurse, prolong, smooth; every line submits tasks. */
 #include "pmg.h"
+#include "curved.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -160,7 +161,10 @@ double insdg_sipdg_stiffness_mass_ratio(insdg_tasks *T, const signed char *bc, d
   for (int b = T->b_begin; b < T->b_end; ++b)
     for (int e = L->block_start[b]; e < L->block_start[b + 1]; ++e)
       for (int i = 0; i < Np; ++i) {
-        const double r = 1.0 / (dinv[(size_t)e * Np + i] * lambda * m->vgeo[e * INSDG_NVGEO + INSDG_J] * ref->M[i * Np + i]);
+        const int k = m->curved ? m->curved->index[e] : -1;
+        const double mii = k < 0 ? m->vgeo[e * INSDG_NVGEO + INSDG_J] * ref->M[i * Np + i]
+                                 : m->curved->M[((size_t)k * Np + i) * Np + i];
+        const double r = 1.0 / (dinv[(size_t)e * Np + i] * lambda * mii);
         if (r > ratio) ratio = r;
       }
   free(dinv);

@@ -402,8 +402,11 @@ static void test_errors(void)
                     "element 7: node tag 99 does not exist");
   expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 2 2 0 1 1 2\n$EndElements\n", 12,
                     "element 7: expected 8 fields");
-  expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 9 2 0 1 1 2 3 1 2 3\n$EndElements\n",
-                    12, "unsupported element type 9 (6-node second order triangle)");
+  expect_text_error(HEAD22 NODES22 "$Elements\n1\n7 20 2 0 1 1 2 3 1 2 3 1 2 3\n$EndElements\n",
+                    12, "unsupported element type 20 (9-node third order incomplete triangle)");
+  expect_text_error(HEAD22 NODES22 "$Elements\n2\n7 2 2 0 1 1 2 3\n8 9 2 0 1 1 2 3 1 2 3\n$EndElements\n",
+                    13, "element 8: a triangle of order 2 (6-node second order triangle) in a mesh whose "
+                        "triangles are of order 1");
   expect_text_error(HEAD22 "$PhysicalNames\n1\n1 2 \"open\n$EndPhysicalNames\n", 6,
                     "unterminated quoted string");
   expect_text_error(HEAD22 "$Comments\nno end\n", 5, "unexpected end of file in $Comments");
