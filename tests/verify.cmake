@@ -10,11 +10,14 @@
 #                          Ns = 8's more than twice Ns = 0's
 #  verify_kovasznay        N = 2..5 on the Kovasznay mesh, T = 0.1: the error falls by >= 2
 #                          per order
+#  verify_couette          circular Couette flow on curved annulus meshes, N = 2..4 and
+#                          N = 3 on 16 and 64 triangles: curved error falls >= 3x per order,
+#                          h-rate >= N + 0.5; the polygon's stalls (rate <= 2.6)
 # Python: INSDG_SYSTEM_PYTHON (tests/ugrid.cmake), the one with numpy and matplotlib.
 if(NOT INSDG_SYSTEM_PYTHON)
   set(INSDG_SYSTEM_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with numpy and netCDF4 (Debian's)")
 endif()
-foreach(_study taylor_spatial taylor_temporal kovasznay)
+foreach(_study taylor_spatial taylor_temporal kovasznay couette)
   add_test(NAME verify_${_study}
            COMMAND ${INSDG_SYSTEM_PYTHON} ${CMAKE_SOURCE_DIR}/tools/verify_${_study}.py --quick
                    --insdg $<TARGET_FILE:insdg> --workdir ${CMAKE_CURRENT_BINARY_DIR}/verify/${_study})
