@@ -138,7 +138,7 @@ def run_insdg(insdg, workdir, name, case_text, log=True):
     s["process_seconds"] = wall
     s["insdg_built"] = built(insdg)
     if log:
-        e = s.get("errors", {})
+        e = s.get("errors") or {}
         print("  %-28s %-14s steps %5s  %6.1f s  u %s  p %s" % (
             name, s["status"], s.get("steps", "-"), wall, fmt(e.get("u", {}).get("relative")),
             fmt(e.get("p", {}).get("relative"))), flush=True)

@@ -33,7 +33,7 @@ Plane Surface(1) = {1, 2};
 // hc at the cylinder growing with distance to hf
 Field[1] = Distance;
 Field[1].CurvesList = {5, 6, 7, 8};
-Field[1].Sampling = 60;
+Field[1].NumPointsPerCurve = 60;
 Field[2] = Threshold;
 Field[2].InField = 1;
 Field[2].SizeMin = hc;
