@@ -7,6 +7,8 @@
  *  exactness (N = q): G and D of linear fields, the SIPDG residual of a linear (harmonic)
  *    field with its Dirichlet data, and N(U) of a constant U (free stream) vanish to
  *    round-off on curved elements;
+ *  the surface terms of G and D on curved faces equal an independent face integral (Gauss
+ *    quadrature with the normal of the element map) for data that jump;
  *  the assembled SIPDG matrix is symmetric and positive definite (Dirichlet, lambda = 0);
  *  Poisson, -Lap u = f, u = sin(4 pi / 3 (r^2 - 1/4)), u = 0 on both circles:
  *    L2 errors over three meshes fall at rate ~ N + 1 on curved meshes (q = N), while the
@@ -160,6 +162,68 @@ static void test_exactness(int N)
   insdg_block_destroy(b), insdg_mesh_destroy(m), insdg_ops_destroy(op), insdg_ref_destroy(ref);
 }
 
+
+/* The surface terms on curved faces, against an independent integral: with Dirichlet data
+   g = p + 1 for a linear p, M_J (G p - grad p) on a curved element is sum_f int l_i n sJ dt
+   over its boundary faces (and the same for D with U = (p, p)): computed here by Gauss
+   quadrature on the faces with the normal from the element map's derivatives
+   (insdg_mesh_map), not from the geometry of curved.c. */
+static void test_surface_terms(int N)
+{
+  insdg_ref *ref = insdg_ref_create(N);
+  insdg_ops *op = insdg_ops_create(ref);
+  insdg_mesh *m = load(N, 0);
+  insdg_mesh_set_ref(m, ref);
+  insdg_block *b = insdg_block_create(m, 0, m->K);
+  const int Np = ref->Np, Nfp = ref->Nfp, Nfc = ref->Nfcub;
+  const size_t n = (size_t)m->K * Np, nf = (size_t)m->K * 3 * Nfp;
+  double *p = dalloc(n), *px = dalloc(n), *py = dalloc(n), *g = dalloc(nf), *div = dalloc(n);
+  signed char *bc = insdg_malloc(3 * (size_t)m->K);
+  codes_all(b, INSDG_BC_DIRICHLET, bc);
+  for (size_t i = 0; i < n; ++i) p[i] = 1 + 2 * m->x[i] - 3 * m->y[i];
+  face_values(m, p, g);
+  for (size_t i = 0; i < nf; ++i) g[i] += 1.0;
+  insdg_op_gradient(op, b, bc, g, p, NULL, px, py);
+  const insdg_vec_in U = {p, p, NULL, NULL, g, g};
+  insdg_op_divergence(op, b, bc, &U, div);
+  double worst = 0, scale = 0;
+  for (int k = 0; k < m->curved->n; ++k) {
+    const int e = m->curved->elem[k];
+    const double *M = m->curved->M + (size_t)k * Np * Np;
+    double want[2][66] = {{0}};
+    for (int f = 0; f < 3; ++f) {
+      if (m->face_bnd[3 * e + f] < 0) continue;
+      for (int q = 0; q < Nfc; ++q) {
+        const double t = ref->tfc[q];
+        const double r = f == 0 ? t : f == 1 ? -t : -1.0, s = f == 0 ? -1.0 : f == 1 ? t : -t;
+        double x, y, xr, xs, yr, ys;
+        insdg_mesh_map(m, e, 1, &r, &s, &x, &y, &xr, &xs, &yr, &ys);
+        const double tx = f == 0 ? xr : f == 1 ? xs - xr : -xs, ty = f == 0 ? yr : f == 1 ? ys - yr : -ys;
+        for (int j = 0; j < Nfp; ++j) {
+          const int i = ref->face_nodes[f * Nfp + j];
+          const double l = ref->face_interp[q * Nfp + j] * ref->wfc[q];
+          want[0][i] += l * ty, want[1][i] += l * -tx;   /* n sJ = (ty, -tx) */
+        }
+      }
+    }
+    for (int i = 0; i < Np; ++i) {
+      double gx = 0, gy = 0, dd = 0;
+      for (int j = 0; j < Np; ++j) {
+        const size_t id = (size_t)e * Np + j;
+        gx += M[i * Np + j] * (px[id] - 2), gy += M[i * Np + j] * (py[id] + 3), dd += M[i * Np + j] * (div[id] + 1);
+      }
+      worst = fmax(worst, fmax(fabs(gx - want[0][i]), fabs(gy - want[1][i])));
+      worst = fmax(worst, fabs(dd - (want[0][i] + want[1][i])));
+      scale = fmax(scale, fmax(fabs(want[0][i]), fabs(want[1][i])));
+    }
+  }
+  EXPECT(scale > 0 && worst < 1e-12 * fmax(scale, 1.0), "N=%d: curved surface terms of G, D off by %.3e (scale %.3e)", N,
+         worst, scale);
+  printf("surface terms N=%d: G, D on curved faces against Gauss quadrature: %.1e (scale %.1e)\n", N, worst, scale);
+  free(p), free(px), free(py), free(g), free(div), free(bc);
+  insdg_block_destroy(b), insdg_mesh_destroy(m), insdg_ops_destroy(op), insdg_ref_destroy(ref);
+}
+
 /* ---- Poisson convergence ------------------------------------------------------------ */
 /* u = sin(k (r^2 - 1/4)), k = 4 pi / 3: zero on both circles (the wall condition a user
    gives, u = 0), so a polygon imposes it at the wrong place */
@@ -279,7 +343,7 @@ int main(int argc, char **argv)
   dir = argv[1];
   const int nmax = atoi(argv[2]), levels = argc > 3 ? atoi(argv[3]) : 3;
   test_geometry();
-  for (int N = 2; N <= (nmax < 6 ? nmax : 6); ++N) test_exactness(N);
+  for (int N = 2; N <= (nmax < 6 ? nmax : 6); ++N) test_exactness(N), test_surface_terms(N);
   test_poisson(nmax, levels);
   if (failures) printf("%d failure(s)\n", failures);
   return failures ? 1 : 0;
