@@ -243,6 +243,19 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, ax, xlabel, ylabel, title, png):
+    """Label, grid and legend a study's semilog axes, and write the figure to png."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
+    fig.savefig(png, dpi=110)
+    print("wrote %s" % os.path.relpath(png, os.getcwd()))
+
+
 def finish(failures, keep_going):
     if failures:
         print("FAILED checks:")

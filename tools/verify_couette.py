@@ -136,15 +136,7 @@ def plot(p, orders, png):
         ns = [n for n in orders if (n, curved) in p]
         ax.semilogy(ns, [err(p[n, curved]) for n in ns], m + "-", label="u, " + lab)
         ax.semilogy(ns, [vc.fnum(p[n, curved]["err_p"]) for n in ns], m + ":", alpha=0.6, label="p, " + lab)
-    ax.set_xlabel("N")
-    ax.set_ylabel("relative L2 error")
-    ax.set_title("Circular Couette flow, 64 triangles")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
-    fig.savefig(png, dpi=110)
-    print("wrote %s" % os.path.relpath(png, os.getcwd()))
+    vc.save_figure(fig, ax, "N", "relative L2 error", "Circular Couette flow, 64 triangles", png)
 
 
 def main():

@@ -117,15 +117,8 @@ def plot(cur, st, png):
         ax.semilogy([int(r["N"]) for r in rs], [float(r["err_cd"]) for r in rs], m + "-", label="C_D, " + lab)
         ax.semilogy([int(r["N"]) for r in rs], [float(r["err_cl"]) for r in rs], m + ":", alpha=0.6, label="C_L, " + lab)
     ax.axhline(FLOOR, color="gray", ls="--", lw=1, label="settling at T")
-    ax.set_xlabel("N")
-    ax.set_ylabel("relative error")
-    ax.set_title("DFG 2D-1 (Re = 20), %s triangles" % (cur[0]["K"] if cur else ""))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
-    fig.savefig(png, dpi=110)
-    print("wrote %s" % os.path.relpath(png, os.getcwd()))
+    vc.save_figure(fig, ax, "N", "relative error", "DFG 2D-1 (Re = 20), %s triangles" % (cur[0]["K"] if cur else ""),
+                   png)
 
 
 def main():

@@ -142,15 +142,8 @@ def plot(sweep, floor, above, slope, png):
                     lw=1, label="exp(-%.2f N)" % slope)
     if floor:
         ax.axhline(floor, color="gray", ls="--", lw=1, label="floor (dt)")
-    ax.set_xlabel("N")
-    ax.set_ylabel("relative L2 error at T = %s" % (sweep[0]["final_time"] if sweep else ""))
-    ax.set_title("Kovasznay, Re = 40, K = %s" % (sweep[0]["K"] if sweep else ""))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
-    fig.savefig(png, dpi=110)
-    print("wrote %s" % os.path.relpath(png, os.getcwd()))
+    vc.save_figure(fig, ax, "N", "relative L2 error at T = %s" % (sweep[0]["final_time"] if sweep else ""),
+                   "Kovasznay, Re = 40, K = %s" % (sweep[0]["K"] if sweep else ""), png)
 
 
 def main():
