@@ -1,0 +1,77 @@
+# observe.cmake -- [probes], [statistics] and [time] steady_tolerance of `insdg run`
+# (issue 16), included from tests/CMakeLists.txt after run.cmake (its insdg_run_test).
+# check_observe.py checks each output against a computation of its own:
+#  strouhal             test_strouhal: the lift's period detector on synthetic signals
+#  run_observe          tests/cases/run_observe.ini on 1 rank, 1 block: probes.csv against
+#                       the element polynomials of every step's field file (a monomial fit
+#                       here), a vertex probe against its nodal value, all against the exact
+#                       Taylor vortex (at step 0 the elements sharing an edge or a vertex
+#                       agree to round-off: the interpolant is continuous); velocity_change
+#                       against the vortex's exact decay rate; u/v/p_mean and _rms against the field files of the
+#                       window, the force statistics against diagnostics.csv
+#  run_observe_mpi2     the same on 2 ranks, 4 blocks (another element numbering): probes.csv
+#                       equal to the solvers' tolerance (the fields of two decompositions differ
+#                       by 7e-10 here; the DG jumps at the vertex and edge probes are 1e-3)
+#  run_observe_restart  tests/cases/run_observe_ckpt.ini: a restart in place from the
+#                       step-2 checkpoint keeps probes.csv's rows 0, 2 and appends 4, byte
+#                       for byte the uninterrupted run's, with the same statistics
+#  run_steady           the Kovasznay flow stops at steady state before final_time
+set(_check_observe /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_observe.py)
+
+add_executable(test_strouhal ${CMAKE_CURRENT_SOURCE_DIR}/test_strouhal.c)
+target_include_directories(test_strouhal PRIVATE ${PROJECT_SOURCE_DIR}/tasks ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(test_strouhal PRIVATE insdg_tasks ${M_LIB})
+add_test(NAME strouhal COMMAND test_strouhal)
+set_tests_properties(strouhal PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_strouhal: ok")
+
+set(_observe_points inside=0.3,0.2 vertex=0.06919096858518971,-0.005650272699776675
+    edge=-0.005787815906993787,-0.004962295413515825 outflow=0.5,0.1)
+# the exact Taylor vortex (k = 2 pi, nu = 0.01) and its vorticity dv/dx - du/dy
+set(_observe_exact "u=-sin(2*pi*y)*exp(-4*pi*pi*0.01*t)" "v=sin(2*pi*x)*exp(-4*pi*pi*0.01*t)"
+    "p=-cos(2*pi*x)*cos(2*pi*y)*exp(-8*pi*pi*0.01*t)"
+    "vorticity=2*pi*(cos(2*pi*x)+cos(2*pi*y))*exp(-4*pi*pi*0.01*t)")
+
+insdg_run_test(run_observe 1 run_observe.ini --blocks 1)
+add_test(NAME check_run_observe_probes COMMAND ${_check_observe} probes ${_run_out}/run_observe
+         --points ${_observe_points} --node vertex --steps 0 1 2 3 4 5
+         --exact ${_observe_exact} --tolerance u=2e-3 v=2e-3 p=2e-2 vorticity=0.15)
+# the velocity change per unit time of a Taylor vortex is its exact decay (e^{k^2 nu dt} - 1)/dt
+add_test(NAME check_run_observe_change COMMAND ${_check_observe} change ${_run_out}/run_observe
+         --rate 0.39478417604357434 --rtol 2e-3)
+add_test(NAME check_run_observe_statistics COMMAND ${_check_observe} statistics ${_run_out}/run_observe
+         --start 0.02 --not-periodic)
+set_tests_properties(check_run_observe_probes check_run_observe_statistics check_run_observe_change PROPERTIES LABELS mpi
+                     FIXTURES_REQUIRED run_observe_out PASS_REGULAR_EXPRESSION "check_observe: ok")
+
+insdg_run_test(run_observe_mpi2 2 run_observe.ini --blocks 4)
+add_test(NAME check_run_observe_mpi2 COMMAND ${_check_observe} same ${_run_out}/run_observe ${_run_out}/run_observe_mpi2
+         --rtol 1e-8)
+set_tests_properties(check_run_observe_mpi2 PROPERTIES LABELS mpi FIXTURES_REQUIRED "run_observe_out;run_observe_mpi2_out"
+                     PASS_REGULAR_EXPRESSION "check_observe: ok")
+
+# the uninterrupted run, then a restart in place (what a requeued job does) from step 2
+set(_obs ${CMAKE_CURRENT_BINARY_DIR}/run_observe_ckpt)
+add_test(NAME run_observe_full COMMAND sh -c "rm -rf \"$0\" && \"$1\" -n 1 \"$2\" run \"$3\" --output \"$0\""
+         ${_obs}/full ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:insdg> ${_run_cases}/run_observe_ckpt.ini)
+set_tests_properties(run_observe_full PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_SETUP run_observe_full PASS_REGULAR_EXPRESSION "status: completed")
+add_test(NAME run_observe_restart COMMAND sh -c
+         "rm -rf \"$0\" && cp -r \"$1\" \"$0\" && \"$2\" -n 1 \"$3\" run \"$4\" --output \"$0\" --restart \"$0/checkpoint_000002.nc\""
+         ${_obs}/cont ${_obs}/full ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:insdg> ${_run_cases}/run_observe_ckpt.ini)
+set_tests_properties(run_observe_restart PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_REQUIRED run_observe_full FIXTURES_SETUP run_observe_cont
+                     PASS_REGULAR_EXPRESSION "restarted from .* at step 2")
+add_test(NAME check_run_observe_restart COMMAND /usr/bin/python3 -c
+         "import json, netCDF4, numpy, sys
+a, b = sys.argv[1], sys.argv[2]
+pa, pb = (open(d + '/probes.csv').read() for d in (a, b))
+steps = [int(l.split(',')[0]) for l in pb.splitlines()[1:]]
+sa, sb = (json.load(open(d + '/summary.json'))['statistics'] for d in (a, b))
+fa, fb = (netCDF4.Dataset(d + '/fields_000004.nc') for d in (a, b))
+same = all(numpy.array_equal(fa[v][:], fb[v][:]) for v in ('u_mean', 'v_mean', 'p_mean', 'u_rms', 'v_rms', 'p_rms'))
+ok = pa == pb and steps == [0, 2, 4] and sa == sb and sa['samples'] == 4 and same
+print('restart: probes.csv rows', steps, 'equal' if pa == pb else 'DIFFERENT', '; statistics', 'equal' if sa == sb else 'DIFFERENT', sa['samples'], '; fields', 'bitwise equal' if same else 'DIFFERENT')
+sys.exit(0 if ok else 1)"
+         ${_obs}/full ${_obs}/cont)
+set_tests_properties(check_run_observe_restart PROPERTIES LABELS mpi FIXTURES_REQUIRED run_observe_cont
+                     PASS_REGULAR_EXPRESSION "bitwise equal")
