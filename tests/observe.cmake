@@ -75,3 +75,11 @@ sys.exit(0 if ok else 1)"
          ${_obs}/full ${_obs}/cont)
 set_tests_properties(check_run_observe_restart PROPERTIES LABELS mpi FIXTURES_REQUIRED run_observe_cont
                      PASS_REGULAR_EXPRESSION "bitwise equal")
+
+# the steady stop: the last row of diagnostics.csv the first below the tolerance, status
+# completed (exit 0), stop_reason steady, the log saying so
+insdg_run_test(run_steady 1 run_steady.ini)
+set_tests_properties(run_steady PROPERTIES PASS_REGULAR_EXPRESSION "steady: the relative velocity change per unit time")
+add_test(NAME check_run_steady COMMAND ${_check_observe} steady ${_run_out}/run_steady --tolerance 0.05)
+set_tests_properties(check_run_steady PROPERTIES LABELS mpi FIXTURES_REQUIRED run_steady_out
+                     PASS_REGULAR_EXPRESSION "check_observe: ok")
