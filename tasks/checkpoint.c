@@ -89,6 +89,7 @@ static uint64_t stats_checksum(const insdg_checkpoint_stats *st, const char *fie
   c = insdg_checkpoint_mix(c, (uint64_t)st->nrows);
   c = insdg_checkpoint_mix(c, (uint64_t)st->ncolumns);
   for (const unsigned char *p = (const unsigned char *)fields; *p; ++p) c = insdg_checkpoint_mix(c, *p);
+  for (const unsigned char *p = (const unsigned char *)st->columns; *p; ++p) c = insdg_checkpoint_mix(c, *p);
   for (size_t i = 0; i < st->nrows * (size_t)st->ncolumns; ++i) c = insdg_checkpoint_mix(c, bits(st->series[i]));
   return c;
 }
@@ -119,11 +120,25 @@ static int define_stats(int ncid, const insdg_checkpoint_stats *st, int node_dim
   if (!s) s = nc_put_att_longlong(ncid, NC_GLOBAL, "statistics_samples", NC_INT64, 1, &samples);
   if (!s) s = nc_put_att_longlong(ncid, NC_GLOBAL, "statistics_rows", NC_INT64, 1, &rows);
   if (!s) s = nc_put_att_text(ncid, NC_GLOBAL, "statistics_fields", strlen(fields), fields);
+  if (!s) s = nc_put_att_text(ncid, NC_GLOBAL, "statistics_columns", strlen(st->columns), st->columns);
   if (!s) s = nc_put_att_ulonglong(ncid, NC_GLOBAL, "statistics_checksum", NC_UINT64, 1, &sum);
   return s;
 }
 
-int insdg_checkpoint_stats_header(const char *path, int *present, double *start, double *t, char *err, size_t errlen)
+/* the text attribute name into buf (len bytes with its NUL): 0, or 1 when missing or too long */
+static int get_text(int ncid, const char *name, char *buf, size_t len)
+{
+  nc_type type;
+  size_t n;
+  if (nc_inq_att(ncid, NC_GLOBAL, name, &type, &n) != NC_NOERR || type != NC_CHAR || n >= len ||
+      nc_get_att_text(ncid, NC_GLOBAL, name, buf) != NC_NOERR)
+    return 1;
+  buf[n] = 0;
+  return 0;
+}
+
+int insdg_checkpoint_stats_header(const char *path, int *present, double *start, char *columns, double *t, char *err,
+                                  size_t errlen)
 {
   int ncid;
   *present = 0;
@@ -132,11 +147,12 @@ int insdg_checkpoint_stats_header(const char *path, int *present, double *start,
   size_t len;
   int bad = nc_get_att_double(ncid, NC_GLOBAL, "time", t) != NC_NOERR;
   if (!bad && nc_inq_att(ncid, NC_GLOBAL, "statistics_start", &type, &len) == NC_NOERR) {
-    bad = type != NC_DOUBLE || len != 1 || nc_get_att_double(ncid, NC_GLOBAL, "statistics_start", start) != NC_NOERR;
+    bad = type != NC_DOUBLE || len != 1 || nc_get_att_double(ncid, NC_GLOBAL, "statistics_start", start) != NC_NOERR ||
+          get_text(ncid, "statistics_columns", columns, INSDG_CHECKPOINT_COLUMNS_LEN);
     *present = !bad;
   }
   nc_close(ncid);
-  if (bad) snprintf(err, errlen, "%s: damaged checkpoint: its time or statistics_start cannot be read", path);
+  if (bad) snprintf(err, errlen, "%s: damaged checkpoint: its time or statistics attributes cannot be read", path);
   return bad;
 }
 
@@ -157,7 +173,8 @@ static int read_stats_header(int ncid, const char *path, size_t nnodes, insdg_ch
             nc_get_att_longlong(ncid, NC_GLOBAL, "statistics_rows", &rows) != NC_NOERR ||
             nc_inq_att(ncid, NC_GLOBAL, "statistics_fields", &type, &len) != NC_NOERR || type != NC_CHAR ||
             len >= nameslen || nc_get_att_text(ncid, NC_GLOBAL, "statistics_fields", names) != NC_NOERR ||
-            nc_get_att_ulonglong(ncid, NC_GLOBAL, "statistics_checksum", &want) != NC_NOERR || samples < 0 ||
+            nc_get_att_ulonglong(ncid, NC_GLOBAL, "statistics_checksum", &want) != NC_NOERR ||
+            get_text(ncid, "statistics_columns", st->columns, sizeof st->columns) || samples < 0 ||
             rows < 0 || rows > (1LL << 40);
   if (bad) return snprintf(err, errlen, "%s: damaged checkpoint: its statistics attributes cannot be read", path), 1;
   names[len] = 0;
@@ -423,6 +440,7 @@ int insdg_checkpoint_read_stats(const char *path, insdg_tasks *T, insdg_ins *ins
     for (int k = 0; k < fst.nfields; ++k) memcpy(stats->local[k], local[nf + k], sizeof(double) * (size_t)nloc * Np);
     stats->present = 1, stats->start = fst.start, stats->samples = fst.samples;
     stats->nrows = fst.nrows, stats->ncolumns = fst.ncolumns, stats->series = fst.series;
+    memcpy(stats->columns, fst.columns, sizeof stats->columns);
     fst.series = NULL;   /* the caller's now */
   } else if (stats) {
     stats->present = 0;

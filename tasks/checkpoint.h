@@ -38,6 +38,7 @@ typedef struct {
    state's fields) and a series of rows the same on every rank (with its own checksum, the
    attribute statistics_checksum). A checkpoint without them is a valid checkpoint. */
 #define INSDG_CHECKPOINT_MAX_STATS 8
+#define INSDG_CHECKPOINT_COLUMNS_LEN 2200   /* "t fx_NAME fy_NAME ..." for 16 boundaries of 64 bytes */
 typedef struct {
   int present;          /* write: store them; read: set when the file holds them */
   double start;         /* the averaging window's start (time) */
@@ -48,12 +49,14 @@ typedef struct {
   int ncolumns;         /* the series: nrows x ncolumns doubles, row-major */
   size_t nrows;
   double *series;       /* write: given; read: allocated (the caller frees it) */
+  char columns[INSDG_CHECKPOINT_COLUMNS_LEN];   /* what the series' columns are, in words */
 } insdg_checkpoint_stats;
 
 /* Not collective: whether the checkpoint at path holds statistics, their window start and
-   the checkpoint's time (the header is checked by insdg_checkpoint_check_header). 0, or 1
-   with a message. */
-int insdg_checkpoint_stats_header(const char *path, int *present, double *start, double *t, char *err, size_t errlen);
+   series columns (columns: INSDG_CHECKPOINT_COLUMNS_LEN bytes) and the checkpoint's time
+   (the header is checked by insdg_checkpoint_check_header). 0, or 1 with a message. */
+int insdg_checkpoint_stats_header(const char *path, int *present, double *start, char *columns, double *t, char *err,
+                                  size_t errlen);
 
 /* Collective. Returns 0, or nonzero with a message naming the path (on every rank). The
    file format and its checksums: io/checkpoint_file.h. stats may be NULL (none written). */

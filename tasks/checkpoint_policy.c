@@ -165,10 +165,11 @@ int restart_precheck(const setup *s, const char *path, char *err, size_t errlen)
   if (bad) snprintf(err, errlen, "--restart: %s", msg);
   int present = 0;
   double start = 0, t = 0;
+  char columns[INSDG_CHECKPOINT_COLUMNS_LEN] = "";
   if (!bad && rank == 0 && s->c->has_statistics) {   /* can this case's averages go on from it? */
-    bad = insdg_checkpoint_stats_header(path, &present, &start, &t, msg, sizeof msg);
+    bad = insdg_checkpoint_stats_header(path, &present, &start, columns, &t, msg, sizeof msg);
     if (bad) snprintf(err, errlen, "--restart: %s", msg);
-    else bad = statistics_check_restart(s->c, path, present, start, t, err, errlen);
+    else bad = statistics_check_restart(s->c, path, present, start, columns, t, err, errlen);
   }
   return run_agree(bad, err, errlen);
 }

@@ -184,9 +184,10 @@ void statistics_checkpoint(const statistics *st, insdg_checkpoint_stats *out);
    window */
 void statistics_restored(statistics *st, insdg_checkpoint_stats *in);
 /* at set-up, before --restart: whether this case's statistics can continue from a
-   checkpoint at time t holding (present) statistics from start: 0, or 1 and a message */
-int statistics_check_restart(const insdg_case *c, const char *path, int present, double start, double t,
-                             char *err, size_t errlen);
+   checkpoint at time t holding (present) statistics from start of the force columns
+   ("t fx_NAME fy_NAME ..."): 0, or 1 and a message */
+int statistics_check_restart(const insdg_case *c, const char *path, int present, double start, const char *columns,
+                             double t, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ the run's state */
 

@@ -190,6 +190,22 @@ void statistics_json(FILE *f, const statistics *st)
 
 /* ---------------------------------------------------------------- checkpoints ---- */
 
+/* "t fx_NAME fy_NAME ...": the history's columns, for a checkpoint to say what it holds */
+static void series_columns(const insdg_case *c, char *out, size_t len)
+{
+  snprintf(out, len, "t");
+  for (int k = 0; k < c->nforces; ++k)
+    snprintf(out + strlen(out), len - strlen(out), " fx_%.60s fy_%.60s", c->forces[k], c->forces[k]);
+}
+
+/* the checkpoint's statistics are this case's: the same window start and force boundaries */
+static int same_statistics(const insdg_case *c, int present, double start, const char *columns)
+{
+  char mine[INSDG_CHECKPOINT_COLUMNS_LEN];
+  series_columns(c, mine, sizeof mine);
+  return present && start == c->statistics_start && !strcmp(columns, mine);
+}
+
 void statistics_checkpoint(const statistics *st, insdg_checkpoint_stats *out)
 {
   memset(out, 0, sizeof *out);
@@ -201,11 +217,12 @@ void statistics_checkpoint(const statistics *st, insdg_checkpoint_stats *out)
     out->local[k] = st->mean[k], out->local[NSTAT + k] = st->m2[k];
   }
   out->ncolumns = st->ncol, out->nrows = st->rows, out->series = st->hist;
+  series_columns(st->c, out->columns, sizeof out->columns);
 }
 
 void statistics_restored(statistics *st, insdg_checkpoint_stats *in)
 {
-  if (!st || !in->present || in->start != st->c->statistics_start || in->ncolumns != st->ncol) {
+  if (!st || !same_statistics(st->c, in->present, in->start, in->columns) || in->ncolumns != st->ncol) {
     free(in->series);   /* none, or of another window: this run starts its own (restart_precheck allowed it) */
     for (int k = 0; st && k < NSTAT; ++k)
       memset(st->mean[k], 0, sizeof(double) * st->n), memset(st->m2[k], 0, sizeof(double) * st->n);
@@ -218,13 +235,17 @@ void statistics_restored(statistics *st, insdg_checkpoint_stats *in)
   if (!st->hist) st->hist = new_array(1);
 }
 
-int statistics_check_restart(const insdg_case *c, const char *path, int present, double start, double t,
-                             char *err, size_t errlen)
+int statistics_check_restart(const insdg_case *c, const char *path, int present, double start, const char *columns,
+                             double t, char *err, size_t errlen)
 {
   if (!c->has_statistics) return 0;   /* statistics in the file are checked, and left unused */
-  if (present && start == c->statistics_start) return 0;
+  if (same_statistics(c, present, start, columns)) return 0;
   if (c->statistics_start > t + 1e-6 * c->dt) return 0;   /* the window starts after it: nothing lost */
-  if (present)
+  if (present && start == c->statistics_start)
+    snprintf(err, errlen, "--restart: %.300s: its statistics are of the forces on other boundaries (%.300s) than "
+             "this case's [output] forces (%.300s:%d): the averages cannot be continued", path, columns, c->path,
+             c->forces_line);
+  else if (present)
     snprintf(err, errlen, "--restart: %.300s: its statistics are over a window from t = %.17g, this case's "
              "[statistics] start (%.300s:%d) is %.17g: the averages cannot be continued", path, start, c->path,
              c->statistics_line, c->statistics_start);

@@ -15,6 +15,10 @@
 #  run_observe_restart  tests/cases/run_observe_ckpt.ini: a restart in place from the
 #                       step-2 checkpoint keeps probes.csv's rows 0, 2 and appends 4, byte
 #                       for byte the uninterrupted run's, with the same statistics
+#  run_observe_refused_*  restarts from that checkpoint whose averages cannot go on (other
+#                       force boundaries, another window start before it): status 2, one
+#                       line, nothing written; run_observe_later: a window starting after
+#                       the checkpoint starts afresh
 #  run_steady           the Kovasznay flow stops at steady state before final_time
 set(_check_observe /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_observe.py)
 
@@ -83,3 +87,31 @@ set_tests_properties(run_steady PROPERTIES PASS_REGULAR_EXPRESSION "steady: the 
 add_test(NAME check_run_steady COMMAND ${_check_observe} steady ${_run_out}/run_steady --tolerance 0.05)
 set_tests_properties(check_run_steady PROPERTIES LABELS mpi FIXTURES_REQUIRED run_steady_out
                      PASS_REGULAR_EXPRESSION "check_observe: ok")
+
+# restarts whose statistics cannot go on are refused before anything is written (status 2,
+# one line): the checkpoint's window has other force boundaries, or another start that
+# began before it; a window that starts after the checkpoint starts afresh (2 steps)
+file(READ ${_run_cases}/run_observe_ckpt.ini _obs_text)
+string(REPLACE "../../cases/taylor_vortex/square.msh" "${CMAKE_CURRENT_SOURCE_DIR}/../cases/taylor_vortex/square.msh"
+       _obs_text "${_obs_text}")
+string(REPLACE "forces = right left" "forces = right" _obs_forces "${_obs_text}")
+string(REPLACE "start = 0.01" "start = 0" _obs_window "${_obs_text}")
+string(REPLACE "start = 0.01" "start = 0.03" _obs_later "${_obs_text}")
+foreach(_v forces window later)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_observe_${_v}.ini "${_obs_${_v}}")
+endforeach()
+set(_obs_regex_forces "checkpoint_000002\\.nc: its statistics are of the forces on other boundaries \\(t fx_right fy_right fx_left fy_left\\)")
+set(_obs_regex_window "checkpoint_000002\\.nc: its statistics are over a window from t = 0\\.01")
+foreach(_v forces window)
+  add_test(NAME run_observe_refused_${_v} COMMAND ${CMAKE_COMMAND}
+           "-DCMD=$<TARGET_FILE:insdg>;run;${CMAKE_CURRENT_BINARY_DIR}/cases/run_observe_${_v}.ini;--output;${_obs}/refused_${_v};--restart;${_obs}/full/checkpoint_000002.nc"
+           "-DREGEX=^insdg: error: --restart: .*${_obs_regex_${_v}}"
+           -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_user_error.cmake)
+  set_tests_properties(run_observe_refused_${_v} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}"
+                       FIXTURES_REQUIRED run_observe_full)
+endforeach()
+add_test(NAME run_observe_later COMMAND sh -c
+         "rm -rf \"$0\" && \"$1\" run \"$2\" --output \"$0\" --restart \"$3\" && /usr/bin/python3 -c \"import json,sys; s=json.load(open(sys.argv[1]))['statistics']; print('samples', s['samples'], s['first_time']); sys.exit(0 if s['samples'] == 2 and abs(s['first_time'] - 0.03) < 1e-12 else 1)\" \"$0/summary.json\""
+         ${_obs}/later $<TARGET_FILE:insdg> ${CMAKE_CURRENT_BINARY_DIR}/cases/run_observe_later.ini ${_obs}/full/checkpoint_000002.nc)
+set_tests_properties(run_observe_later PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     FIXTURES_REQUIRED run_observe_full PASS_REGULAR_EXPRESSION "samples 2 0.03")
