@@ -19,6 +19,8 @@
 #                       force boundaries, another window start before it): status 2, one
 #                       line, nothing written; run_observe_later: a window starting after
 #                       the checkpoint starts afresh
+#  run_periodic         an exactly periodic lift (frequency 10): its Strouhal number, and the
+#                       force statistics against diagnostics.csv
 #  run_steady           the Kovasznay flow stops at steady state before final_time
 set(_check_observe /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_observe.py)
 
@@ -115,3 +117,11 @@ add_test(NAME run_observe_later COMMAND sh -c
          ${_obs}/later $<TARGET_FILE:insdg> ${CMAKE_CURRENT_BINARY_DIR}/cases/run_observe_later.ini ${_obs}/full/checkpoint_000002.nc)
 set_tests_properties(run_observe_later PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
                      FIXTURES_REQUIRED run_observe_full PASS_REGULAR_EXPRESSION "samples 2 0.03")
+
+# the lift's frequency end to end: a uniform flow with an oscillating cross-stream
+# component has an exactly periodic lift of frequency 10 on its bottom (run_periodic.ini)
+insdg_run_test(run_periodic 1 run_periodic.ini)
+add_test(NAME check_run_periodic COMMAND ${_check_observe} statistics ${_run_out}/run_periodic --start 0.1
+         --no-fields --strouhal 10)
+set_tests_properties(check_run_periodic PROPERTIES LABELS mpi FIXTURES_REQUIRED run_periodic_out
+                     PASS_REGULAR_EXPRESSION "check_observe: ok")
