@@ -92,7 +92,8 @@ static double element_change(const observer *ob, int le)
   double du[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2], dv[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
   for (int i = 0; i < r->Np; ++i)
     du[i] = ob->local[F_U][o + i] - ob->prev[0][o + i], dv[i] = ob->local[F_V][o + i] - ob->prev[1][o + i];
-  return ob->m->vgeo[(size_t)(ob->e_begin + le) * INSDG_NVGEO + INSDG_J] * (mass_product(r, du, du) + mass_product(r, dv, dv));
+  const double J = ob->m->vgeo[(size_t)(ob->e_begin + le) * INSDG_NVGEO + INSDG_J];
+  return J * (mass_product(r, du, du) + mass_product(r, dv, dv));
 }
 
 /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||) from the sums of the squared norms; a flow at rest

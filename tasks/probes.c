@@ -93,7 +93,8 @@ static void invert(int n, double *A, double *inv)
     for (int i = 0; i < n; ++i) {
       const double f = A[(size_t)i * n + k];
       if (i == k || f == 0) continue;
-      for (int j = 0; j < n; ++j) A[(size_t)i * n + j] -= f * A[(size_t)k * n + j], inv[(size_t)i * n + j] -= f * inv[(size_t)k * n + j];
+      for (int j = 0; j < n; ++j)
+        A[(size_t)i * n + j] -= f * A[(size_t)k * n + j], inv[(size_t)i * n + j] -= f * inv[(size_t)k * n + j];
     }
   }
 }
@@ -165,13 +166,25 @@ void probes_destroy(probes *pr)
   free(pr);
 }
 
-static void write_header(probes *pr)
+/* the header line of probes.csv (with its newline); free() it */
+static char *header_line(const probes *pr)
 {
   static const char *const what[4] = {"u", "v", "p", "vorticity"};
-  fprintf(pr->csv, "step,time");
+  size_t len = 16;
+  for (int i = 0; i < pr->n; ++i) len += 4 * (strlen(pr->c->probes[i].name) + 12);
+  char *h = insdg_malloc(len);
+  snprintf(h, len, "step,time");
   for (int i = 0; i < pr->n; ++i)
-    for (int k = 0; k < 4; ++k) fprintf(pr->csv, ",%s_%s", pr->c->probes[i].name, what[k]);
-  fprintf(pr->csv, "\n");
+    for (int k = 0; k < 4; ++k) snprintf(h + strlen(h), len - strlen(h), ",%s_%s", pr->c->probes[i].name, what[k]);
+  snprintf(h + strlen(h), len - strlen(h), "\n");
+  return h;
+}
+
+static void write_header(probes *pr)
+{
+  char *h = header_line(pr);
+  fputs(h, pr->csv);
+  free(h);
 }
 
 int probes_open(probes *pr, const char *outdir, int restart, char *err, size_t errlen)
@@ -199,7 +212,8 @@ void probes_abandon(probes *pr)
 }
 
 /* rank 0, --restart into the same directory: keep the header and the rows of steps <= step
-   (what the interrupted run wrote after its checkpoint is sampled again) */
+   (what the interrupted run wrote after its checkpoint is sampled again); a file of other
+   probes (the case's [probes] changed) is started anew, with a warning */
 int probes_continue(probes *pr, int step)
 {
   if (!pr || !pr->continued) return 0;
@@ -207,10 +221,14 @@ int probes_continue(probes *pr, int step)
   pr->csv = NULL;
   FILE *in = fopen(pr->path, "r");
   size_t cap = 1 << 16, len = 0;
-  char *keep = insdg_malloc(cap);
+  char *keep = insdg_malloc(cap), *header = header_line(pr);
   char *line = NULL;
   size_t linecap = 0;
   for (int first = 1; in && getline(&line, &linecap, in) > 0; first = 0) {
+    if (first && strcmp(line, header) != 0) {
+      fprintf(stderr, "insdg: warning: %s holds other probes than this case's [probes]: started anew\n", pr->path);
+      break;
+    }
     if (!first && atoi(line) > step) break;   /* rows are in step order */
     const size_t n = strlen(line);
     if (len + n + 1 > cap) {
@@ -223,8 +241,8 @@ int probes_continue(probes *pr, int step)
   if (in) fclose(in);
   pr->csv = fopen(pr->path, "w");
   const int bad = !pr->csv || fwrite(keep, 1, len, pr->csv) != len || fflush(pr->csv);
-  if (len == 0 && pr->csv) write_header(pr);   /* an empty file: a new header */
-  free(keep);
+  if (len == 0 && pr->csv) write_header(pr);   /* an empty file, or other probes: a new header */
+  free(keep), free(header);
   return bad;
 }
 

@@ -30,7 +30,11 @@ static void sample(size_t n, double dt, double (*f)(double, unsigned *), unsigne
   for (size_t i = 0; i < n; ++i) t[i] = i * dt, y[i] = f(t[i], &s);
 }
 
-static double lift(double x, unsigned *s) { (void)s; return 0.3 + 0.8 * sin(2 * PI * 0.2 * x + 0.4) + 0.1 * sin(2 * PI * 0.4 * x); }
+static double lift(double x, unsigned *s)
+{
+  (void)s;
+  return 0.3 + 0.8 * sin(2 * PI * 0.2 * x + 0.4) + 0.1 * sin(2 * PI * 0.4 * x);
+}
 static double noisy(double x, unsigned *s) { return lift(x, s) + 0.02 * noise(s); }
 static double constant(double x, unsigned *s) { (void)x, (void)s; return 1.25; }
 static double roundoff(double x, unsigned *s) { (void)x; return 1e-17 * noise(s); }
