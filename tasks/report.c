@@ -422,6 +422,13 @@ void print_start(const run_state *r)
          c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
          s->outdir);
+  if (c->nprobes > 0 && c->probe_interval > 0)
+    printf("  %d probe(s) into probes.csv, every %g\n", c->nprobes, c->probe_interval);
+  else if (c->nprobes > 0)
+    printf("  %d probe(s) into probes.csv, every step\n", c->nprobes);
+  if (c->has_statistics) printf("  statistics (time averages, force statistics) from t = %g\n", c->statistics_start);
+  if (c->steady_tolerance > 0)
+    printf("  steady stop: when the relative velocity change per unit time is below %g\n", c->steady_tolerance);
   fflush(stdout);
 }
 
