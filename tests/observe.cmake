@@ -21,6 +21,8 @@
 #                       the checkpoint starts afresh
 #  run_periodic         an exactly periodic lift (frequency 10): its Strouhal number, and the
 #                       force statistics against diagnostics.csv
+#  run_observe_refused_damaged_*  a checkpoint whose force history or averaged field was
+#                       changed after it was written: refused by the checksums (status 2)
 #  run_steady           the Kovasznay flow stops at steady state before final_time
 set(_check_observe /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_observe.py)
 
@@ -125,3 +127,24 @@ add_test(NAME check_run_periodic COMMAND ${_check_observe} statistics ${_run_out
          --no-fields --strouhal 10)
 set_tests_properties(check_run_periodic PROPERTIES LABELS mpi FIXTURES_REQUIRED run_periodic_out
                      PASS_REGULAR_EXPRESSION "check_observe: ok")
+
+# the statistics in a checkpoint have checksums: a changed value of the force history
+# (statistics_series) or of an averaged field (statistics_u_mean, in the element
+# checksums) is refused on restart
+foreach(_v series:statistics_series u_mean:statistics_u_mean)
+  string(REPLACE ":" ";" _parts ${_v})
+  list(GET _parts 0 _what)
+  list(GET _parts 1 _var)
+  add_test(NAME run_observe_damaged_${_what} COMMAND sh -c
+           "cp \"$0\" \"$1\" && /usr/bin/python3 -c \"import netCDF4,sys; d=netCDF4.Dataset(sys.argv[1],'a'); v=d[sys.argv[2]]; x=v[:]; x.flat[0] += 1e-12; v[:]=x; d.close()\" \"$1\" \"$2\""
+           ${_obs}/full/checkpoint_000002.nc ${_obs}/damaged_${_what}.nc ${_var})
+  set_tests_properties(run_observe_damaged_${_what} PROPERTIES LABELS mpi FIXTURES_REQUIRED run_observe_full
+                       FIXTURES_SETUP run_observe_damaged_${_what})
+  # status 2, the one error line, and no diagnostics.csv or probes.csv left in the new directory
+  add_test(NAME run_observe_refused_damaged_${_what} COMMAND sh -c
+           "rm -rf \"$1\"; \"$0\" run \"$2\" --output \"$1\" --restart \"$3\" > /dev/null 2> \"$1.err\"; s=$?; cat \"$1.err\"; test $s -eq 2 && test ! -e \"$1/diagnostics.csv\" && test ! -e \"$1/probes.csv\" && echo refused"
+           $<TARGET_FILE:insdg> ${_obs}/refused_damaged_${_what} ${_run_cases}/run_observe_ckpt.ini ${_obs}/damaged_${_what}.nc)
+  set_tests_properties(run_observe_refused_damaged_${_what} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}"
+                       FIXTURES_REQUIRED run_observe_damaged_${_what}
+                       PASS_REGULAR_EXPRESSION "damaged_${_what}\\.nc: corrupted checkpoint: [^\n]*\nrefused")
+endforeach()
