@@ -272,7 +272,8 @@ static void make_one_line(char *msg)
 
 static const char *const plain_sections[] = {"case", "constants", "physics", "time",
                                              "velocity_solver", "pressure_solver",
-                                             "initial", "exact", "output"};
+                                             "initial", "exact", "output", "probes",
+                                             "statistics"};
 enum { NPLAIN_SECTIONS = sizeof plain_sections / sizeof plain_sections[0] };
 static const char boundary_prefix[] = "boundary.";
 
@@ -280,12 +281,13 @@ static const char boundary_prefix[] = "boundary.";
 static const char *section_keys(const char *section)
 {
   static const char *const keys[NPLAIN_SECTIONS] = {
-      "name mesh order refine output", NULL, "nu", "dt final_time order substeps start",
+      "name mesh order refine output", NULL, "nu", "dt final_time order substeps start steady_tolerance",
       "tolerance max_iterations preconditioner projection min_iterations",
       "tolerance max_iterations preconditioner projection min_iterations pmg_degrees pmg_smoother "
       "pmg_chebyshev_degree",
       "u v p", "u v p",
-      "interval checkpoint_interval_steps checkpoint_interval_seconds checkpoints_kept forces"};
+      "interval checkpoint_interval_steps checkpoint_interval_seconds checkpoints_kept forces",
+      NULL, "start"};   /* [probes]: any identifier (a probe's name) and interval */
   for (int i = 0; i < NPLAIN_SECTIONS; i++)
     if (strcmp(section, plain_sections[i]) == 0) return keys[i];
   return "type u v p";   /* boundary.NAME */
@@ -350,7 +352,7 @@ static int open_section(parse_state *st, const char *line)
   if (!is_known_section(name)) {
     fail(st, st->lineno, name, NULL,
          "unknown section (known: case, constants, physics, time, velocity_solver, "
-         "pressure_solver, initial, boundary.NAME, exact, output)");
+         "pressure_solver, initial, boundary.NAME, exact, output, probes, statistics)");
     return -1;
   }
   int previous = find_section(st, name);
@@ -444,6 +446,8 @@ static int on_key(void *user, const char *inih_section, const char *key, const c
   if (keys ? !word_in_list(key, keys) : !is_identifier(key)) {
     if (keys)
       fail(st, st->lineno, section, key, "unknown key (known: %s)", keys);
+    else if (strcmp(section, "probes") == 0)
+      fail(st, st->lineno, section, key, "a probe's name must be an identifier (or the key interval)");
     else
       fail(st, st->lineno, section, key, "a constant's name must be an identifier");
     return 0;
@@ -796,7 +800,8 @@ static int read_time(parse_state *st, insdg_case *c)
   if (get_real(st, c, "time", "dt", 1, REAL_POSITIVE, &c->dt) ||
       get_real(st, c, "time", "final_time", 1, REAL_POSITIVE, &c->final_time) ||
       get_int(st, "time", "order", 0, 1, 2, &c->time_order) ||
-      get_int(st, "time", "substeps", 0, 0, 1000, &c->substeps))
+      get_int(st, "time", "substeps", 0, 0, 1000, &c->substeps) ||
+      get_real(st, c, "time", "steady_tolerance", 0, REAL_POSITIVE, &c->steady_tolerance))
     return -1;
   /* the run takes round(final_time / dt) steps: at least 1, at most 1e9 */
   const double nsteps = round(c->final_time / c->dt);
@@ -1042,13 +1047,91 @@ static int read_output(parse_state *st, insdg_case *c)
   return 0;
 }
 
+/* One coordinate of a probe: the constant expression text[0..n) */
+static int probe_coordinate(parse_state *st, const insdg_case *c, const key_entry *e, const char *text, size_t n,
+                            double *out)
+{
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), text);
+  const key_entry part = {e->section, e->key, buf, e->line};
+  if (eval_constant(st, c, &part, "probes", out) != 0) return -1;
+  if (!isfinite(*out)) {
+    fail(st, e->line, "probes", e->key, "'%s' is %g, must be finite", buf, *out);
+    return -1;
+  }
+  return 0;
+}
+
+/* NAME = x, y: two constant expressions separated by the one comma outside parentheses
+   (so that atan2(1, 2) stays one coordinate) */
+static int read_probe(parse_state *st, const insdg_case *c, const key_entry *e, insdg_case_probe *p)
+{
+  const char *comma = NULL;
+  int depth = 0, commas = 0;
+  for (const char *q = e->value; *q; q++) {
+    depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+    if (*q == ',' && depth == 0) comma = q, commas++;
+  }
+  if (commas != 1) {
+    fail(st, e->line, "probes", e->key, "'%s' is not a point 'x, y' (two constant expressions separated by a comma)",
+         e->value);
+    return -1;
+  }
+  if (strlen(e->key) >= sizeof p->name) {
+    fail(st, e->line, "probes", e->key, "name too long");
+    return -1;
+  }
+  snprintf(p->name, sizeof p->name, "%s", e->key);
+  p->line = e->line;
+  return probe_coordinate(st, c, e, e->value, (size_t)(comma - e->value), &p->x) ||
+         probe_coordinate(st, c, e, comma + 1, strlen(comma + 1), &p->y);
+}
+
+/* [probes]: interval, and every other key a named point, in file order */
+static int read_probes(parse_state *st, insdg_case *c)
+{
+  const int s = find_section(st, "probes");
+  if (s < 0) return 0;
+  if (get_real(st, c, "probes", "interval", 0, REAL_NONNEGATIVE, &c->probe_interval)) return -1;
+  c->probes = insdg_calloc((size_t)st->nentries + 1, sizeof *c->probes);
+  for (int i = 0; i < st->nentries; i++) {
+    const key_entry *e = &st->entries[i];
+    if (e->section != s || strcmp(e->key, "interval") == 0) continue;
+    if (read_probe(st, c, e, &c->probes[c->nprobes]) != 0) return -1;
+    c->nprobes++;
+  }
+  if (c->nprobes == 0) {
+    fail(st, st->sections[s].line, "probes", NULL, "no probe (NAME = x, y) in the section");
+    return -1;
+  }
+  return 0;
+}
+
+/* [statistics] start = the window's start (default 0) */
+static int read_statistics(parse_state *st, insdg_case *c)
+{
+  const int s = find_section(st, "statistics");
+  if (s < 0) return 0;
+  c->has_statistics = 1;
+  c->statistics_line = st->sections[s].line;
+  if (get_real(st, c, "statistics", "start", 0, REAL_NONNEGATIVE, &c->statistics_start)) return -1;
+  if (c->statistics_start > c->final_time) {
+    const key_entry *e = find_entry(st, "statistics", "start");
+    fail(st, e->line, "statistics", "start", "%g is after [time] final_time = %g: the window would be empty",
+         c->statistics_start, c->final_time);
+    return -1;
+  }
+  return 0;
+}
+
 /* The second pass, in dependency order. */
 static int interpret(parse_state *st, insdg_case *c)
 {
   if (read_case_section(st, c) || read_constants(st, c) || read_physics(st, c) ||
       read_time(st, c) || read_solver(st, c, "velocity_solver", 0, &c->velocity) ||
       read_solver(st, c, "pressure_solver", 1, &c->pressure) || read_initial(st, c) ||
-      read_boundaries(st, c) || read_exact(st, c) || read_output(st, c))
+      read_boundaries(st, c) || read_exact(st, c) || read_output(st, c) || read_probes(st, c) ||
+      read_statistics(st, c))
     return -1;
   if (c->start_exact && !c->has_exact) {
     fail(st, find_entry(st, "time", "start")->line, "time", "start", "start = exact needs an [exact] section");
@@ -1197,6 +1280,12 @@ void insdg_case_print(const insdg_case *c, FILE *f)
     fprintf(f, "exact: u = %s, v = %s, p = %s\n", text_or(c->exact_u, "-"),
             text_or(c->exact_v, "-"), text_or(c->exact_p, "(not given)"));
   for (int i = 0; i < c->nforces; i++) fprintf(f, "forces on: %s\n", c->forces[i]);
+  if (c->steady_tolerance > 0)
+    fprintf(f, "steady stop: relative velocity change per unit time below %g\n", c->steady_tolerance);
+  for (int i = 0; i < c->nprobes; i++)
+    fprintf(f, "probe %s at (%.17g, %.17g)\n", c->probes[i].name, c->probes[i].x, c->probes[i].y);
+  if (c->nprobes) fprintf(f, "probes sampled every %g (0: every step)\n", c->probe_interval);
+  if (c->has_statistics) fprintf(f, "statistics from t = %g\n", c->statistics_start);
 }
 
 void insdg_case_destroy(insdg_case *c)
@@ -1215,5 +1304,6 @@ void insdg_case_destroy(insdg_case *c)
   expr_free(c->exact_p);
   free(c->boundary);
   free(c->constants);
+  free(c->probes);
   free(c);
 }

@@ -105,6 +105,12 @@ typedef struct {
   double value;                     /* finite */
 } insdg_case_constant;
 
+typedef struct {
+  char name[INSDG_CASE_NAME_LEN];   /* an identifier: [A-Za-z_][A-Za-z0-9_]*, not "interval" */
+  double x, y;                      /* the point (finite) */
+  int line;                         /* line of its key, for messages */
+} insdg_case_probe;
+
 typedef struct insdg_case {
   char path[INSDG_CASE_PATH_LEN];   /* the case file as given */
   char dir[INSDG_CASE_PATH_LEN];    /* its directory ("" when the path has none) */
@@ -130,6 +136,8 @@ typedef struct insdg_case {
   int substeps;                     /* Ns, semi-Lagrangian substeps; 0: no subcycling */
   int start_exact;                  /* [time] start = exact: the history before t = 0 from [exact]
                                        (verification); 0 (lower_order): lower-order start-up */
+  double steady_tolerance;          /* [time] steady_tolerance: stop when the velocity's relative change
+                                       per unit time falls below it (docs/case_file.md); 0: never */
 
   /* [velocity_solver], [pressure_solver] */
   insdg_case_solver velocity, pressure;
@@ -156,6 +164,16 @@ typedef struct insdg_case {
   char forces[INSDG_CASE_MAX_FORCES][INSDG_CASE_NAME_LEN];  /* boundary names, each with a
                                                                 [boundary.NAME] section */
   int forces_line;                  /* line of the forces key, for messages (0: none) */
+
+  /* [probes], in file order: named points sampled into probes.csv */
+  int nprobes;
+  insdg_case_probe *probes;         /* [nprobes] */
+  double probe_interval;            /* simulated time between samples; 0: every step */
+
+  /* [statistics], optional: has_statistics = 1 when the section is present */
+  int has_statistics;
+  double statistics_start;          /* the window's start (time), >= 0; default 0 */
+  int statistics_line;              /* line of the section header, for messages */
 } insdg_case;
 
 /* Read and check the case file at path. Returns 0 and *out (free with insdg_case_destroy),

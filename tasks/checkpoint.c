@@ -76,8 +76,149 @@ static void run_header(const insdg_layout *L, insdg_ins *ins, const insdg_checkp
   if (info->boundary_kind) insdg_checkpoint_boundaries(L->mesh, info->boundary_kind, h->boundaries, sizeof h->boundaries);
 }
 
+/* ------------------------------------------------------------ statistics ------- */
+
+#define STATS_SERIES "statistics_series"
+
+/* the hash of what the element checksums do not cover: the window, the count, the field
+   names and the series */
+static uint64_t stats_checksum(const insdg_checkpoint_stats *st, const char *fields)
+{
+  uint64_t c = insdg_checkpoint_mix(0x73746174ULL, bits(st->start));
+  c = insdg_checkpoint_mix(c, (uint64_t)st->samples);
+  c = insdg_checkpoint_mix(c, (uint64_t)st->nrows);
+  c = insdg_checkpoint_mix(c, (uint64_t)st->ncolumns);
+  for (const unsigned char *p = (const unsigned char *)fields; *p; ++p) c = insdg_checkpoint_mix(c, *p);
+  for (const unsigned char *p = (const unsigned char *)st->columns; *p; ++p) c = insdg_checkpoint_mix(c, *p);
+  for (size_t i = 0; i < st->nrows * (size_t)st->ncolumns; ++i) c = insdg_checkpoint_mix(c, bits(st->series[i]));
+  return c;
+}
+
+/* "name name ..." */
+static void stats_field_list(const insdg_checkpoint_stats *st, char *out, size_t len)
+{
+  out[0] = 0;
+  for (int k = 0; k < st->nfields; ++k)
+    snprintf(out + strlen(out), len - strlen(out), "%s%s", k ? " " : "", st->names[k]);
+}
+
+/* in define mode: the statistics' node variables (after the state's: the element checksums
+   take them in variable order), the series and the attributes. NetCDF status. */
+static int define_stats(int ncid, const insdg_checkpoint_stats *st, int node_dim, int *vars, int *series_var)
+{
+  char fields[512];
+  stats_field_list(st, fields, sizeof fields);
+  const long long samples = st->samples, rows = (long long)st->nrows;
+  const unsigned long long sum = stats_checksum(st, fields);
+  int dims[2], s = 0;
+  for (int k = 0; k < st->nfields && !s; ++k) s = nc_def_var(ncid, st->names[k], NC_DOUBLE, 1, &node_dim, &vars[k]);
+  /* a dimension of length 0 would be unlimited: an empty series has one unused row */
+  if (!s) s = nc_def_dim(ncid, "statistics_row", st->nrows > 0 ? st->nrows : 1, &dims[0]);
+  if (!s) s = nc_def_dim(ncid, "statistics_column", st->ncolumns > 0 ? (size_t)st->ncolumns : 1, &dims[1]);
+  if (!s) s = nc_def_var(ncid, STATS_SERIES, NC_DOUBLE, 2, dims, series_var);
+  if (!s) s = nc_put_att_double(ncid, NC_GLOBAL, "statistics_start", NC_DOUBLE, 1, &st->start);
+  if (!s) s = nc_put_att_longlong(ncid, NC_GLOBAL, "statistics_samples", NC_INT64, 1, &samples);
+  if (!s) s = nc_put_att_longlong(ncid, NC_GLOBAL, "statistics_rows", NC_INT64, 1, &rows);
+  if (!s) s = nc_put_att_text(ncid, NC_GLOBAL, "statistics_fields", strlen(fields), fields);
+  if (!s) s = nc_put_att_text(ncid, NC_GLOBAL, "statistics_columns", strlen(st->columns), st->columns);
+  if (!s) s = nc_put_att_ulonglong(ncid, NC_GLOBAL, "statistics_checksum", NC_UINT64, 1, &sum);
+  return s;
+}
+
+/* the text attribute name into buf (len bytes with its NUL): 0, or 1 when missing or too long */
+static int get_text(int ncid, const char *name, char *buf, size_t len)
+{
+  nc_type type;
+  size_t n;
+  if (nc_inq_att(ncid, NC_GLOBAL, name, &type, &n) != NC_NOERR || type != NC_CHAR || n >= len ||
+      nc_get_att_text(ncid, NC_GLOBAL, name, buf) != NC_NOERR)
+    return 1;
+  buf[n] = 0;
+  return 0;
+}
+
+int insdg_checkpoint_stats_header(const char *path, int *present, double *start, char *columns, double *t, char *err,
+                                  size_t errlen)
+{
+  int ncid;
+  *present = 0;
+  if (insdg_checkpoint_open(path, &ncid, err, errlen)) return 1;
+  nc_type type;
+  size_t len;
+  int bad = nc_get_att_double(ncid, NC_GLOBAL, "time", t) != NC_NOERR;
+  if (!bad && nc_inq_att(ncid, NC_GLOBAL, "statistics_start", &type, &len) == NC_NOERR) {
+    bad = type != NC_DOUBLE || len != 1 || nc_get_att_double(ncid, NC_GLOBAL, "statistics_start", start) != NC_NOERR ||
+          get_text(ncid, "statistics_columns", columns, INSDG_CHECKPOINT_COLUMNS_LEN);
+    *present = !bad;
+  }
+  nc_close(ncid);
+  if (bad) snprintf(err, errlen, "%s: damaged checkpoint: its time or statistics attributes cannot be read", path);
+  return bad;
+}
+
+/* the statistics of an open checkpoint (every rank reads them): the attributes, the node
+   variables' ids and the series, checked against statistics_checksum. 0 with st->present
+   = 0 when there are none. */
+static int read_stats_header(int ncid, const char *path, size_t nnodes, insdg_checkpoint_stats *st, int *vars,
+                             char *names, size_t nameslen, char *err, size_t errlen)
+{
+  nc_type type;
+  size_t len;
+  memset(st, 0, sizeof *st);
+  if (nc_inq_att(ncid, NC_GLOBAL, "statistics_samples", &type, &len) != NC_NOERR) return 0;
+  long long samples = 0, rows = 0;
+  unsigned long long want = 0;
+  int bad = nc_get_att_double(ncid, NC_GLOBAL, "statistics_start", &st->start) != NC_NOERR ||
+            nc_get_att_longlong(ncid, NC_GLOBAL, "statistics_samples", &samples) != NC_NOERR ||
+            nc_get_att_longlong(ncid, NC_GLOBAL, "statistics_rows", &rows) != NC_NOERR ||
+            nc_inq_att(ncid, NC_GLOBAL, "statistics_fields", &type, &len) != NC_NOERR || type != NC_CHAR ||
+            len >= nameslen || nc_get_att_text(ncid, NC_GLOBAL, "statistics_fields", names) != NC_NOERR ||
+            nc_get_att_ulonglong(ncid, NC_GLOBAL, "statistics_checksum", &want) != NC_NOERR ||
+            get_text(ncid, "statistics_columns", st->columns, sizeof st->columns) || samples < 0 ||
+            rows < 0 || rows > (1LL << 40);
+  if (bad) return snprintf(err, errlen, "%s: damaged checkpoint: its statistics attributes cannot be read", path), 1;
+  names[len] = 0;
+  st->present = 1, st->samples = samples, st->nrows = (size_t)rows;
+  for (char *p = strtok(names, " "); p; p = strtok(NULL, " ")) {
+    if (st->nfields == INSDG_CHECKPOINT_MAX_STATS)
+      return snprintf(err, errlen, "%s: not a valid checkpoint (too many statistics fields)", path), 1;
+    st->names[st->nfields] = p;
+    if (insdg_checkpoint_var(ncid, path, p, NC_DOUBLE, nnodes, &vars[st->nfields], err, errlen)) return 1;
+    st->nfields++;
+  }
+  int var, ndims, dims[2];
+  size_t n[2];
+  if (nc_inq_varid(ncid, STATS_SERIES, &var) || nc_inq_varndims(ncid, var, &ndims) || ndims != 2 ||
+      nc_inq_vardimid(ncid, var, dims) || nc_inq_dimlen(ncid, dims[0], &n[0]) || nc_inq_dimlen(ncid, dims[1], &n[1]) ||
+      n[0] < st->nrows || n[1] > 4096)
+    return snprintf(err, errlen, "%s: damaged checkpoint: the variable %s is missing or has the wrong shape", path,
+                    STATS_SERIES), 1;
+  st->ncolumns = (int)n[1];
+  st->series = insdg_malloc(sizeof(double) * (st->nrows * n[1] + 1));
+  const size_t start[2] = {0, 0}, count[2] = {st->nrows, n[1]};
+  if (st->nrows > 0 && nc_get_vara_double(ncid, var, start, count, st->series) != NC_NOERR)
+    return snprintf(err, errlen, "%s: damaged checkpoint: %s cannot be read", path, STATS_SERIES), 1;
+  char fields[512];
+  stats_field_list(st, fields, sizeof fields);
+  if (stats_checksum(st, fields) != want)
+    return snprintf(err, errlen, "%s: corrupted checkpoint: its statistics do not match their checksum", path), 1;
+  return 0;
+}
+
 int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                            char *err, size_t errlen)
+{
+  return insdg_checkpoint_write_stats(path, T, ins, info, NULL, err, errlen);
+}
+
+int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
+                          char *err, size_t errlen)
+{
+  return insdg_checkpoint_read_stats(path, T, ins, info, NULL, err, errlen);
+}
+
+int insdg_checkpoint_write_stats(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
+                                 const insdg_checkpoint_stats *stats, char *err, size_t errlen)
 {
   insdg_dfield *fields[INSDG_INS_MAX_STATE];
   const char *names[INSDG_INS_MAX_STATE];
@@ -88,7 +229,8 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   my_range(T, &first, &last);
   double *buf = insdg_malloc(sizeof(double) * ((size_t)(last - first) * Np + 1));
   unsigned long long *sum = insdg_malloc(sizeof *sum * ((size_t)(last - first) + 1));
-  int ncid = -1, dim[2], var[INSDG_INS_MAX_STATE], evar, cvar;
+  int ncid = -1, dim[2], var[INSDG_INS_MAX_STATE], evar, cvar, svar[INSDG_CHECKPOINT_MAX_STATS], series_var = -1;
+  const int nstat = stats && stats->present ? stats->nfields : 0;
   char tmp[4200];
   err[0] = 0;
   insdg_checkpoint_header h;
@@ -103,6 +245,7 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   for (int k = 0; k < nf; ++k) NC_TRY(nc_def_var(ncid, names[k], NC_DOUBLE, 1, &dim[0], &var[k]), names[k]);
   NC_TRY(nc_def_var(ncid, ELEM_VAR, NC_INT, 1, &dim[1], &evar), ELEM_VAR);
   NC_TRY(nc_def_var(ncid, SUM_VAR, NC_UINT64, 1, &dim[1], &cvar), SUM_VAR);
+  if (stats && stats->present) NC_TRY(define_stats(ncid, stats, dim[0], svar, &series_var), "the statistics");
   static const char desc[] = "insdg checkpoint: state of the BDF/EXT splitting scheme; element e of the file "
                              "(nodes e*Np .. e*Np+Np-1) is element element_original[e] of the mesh file";
   NC_TRY(nc_put_att_text(ncid, NC_GLOBAL, "description", strlen(desc), desc), "attributes");
@@ -111,6 +254,7 @@ int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, con
   for (int k = 0; k < nf; ++k) NC_TRY(nc_var_par_access(ncid, var[k], NC_COLLECTIVE), "collective access");
   NC_TRY(nc_var_par_access(ncid, evar, NC_COLLECTIVE), "collective access");
   NC_TRY(nc_var_par_access(ncid, cvar, NC_COLLECTIVE), "collective access");
+  for (int k = 0; k < nstat; ++k) NC_TRY(nc_var_par_access(ncid, svar[k], NC_COLLECTIVE), "collective access");
 fail:
   if (agree(T, err[0] != 0, err, errlen)) goto done;
   { /* each rank writes its own slab of every variable: no gather */
@@ -125,6 +269,18 @@ fail:
         for (int i = 0; i < Np; ++i) sum[j] = insdg_checkpoint_mix(sum[j], bits(buf[j * Np + i]));
       s = nc_put_vara_double(ncid, var[k], &n0, &nn, buf);
       if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), names[k]);
+    }
+    for (int k = 0; k < nstat && s == NC_NOERR; ++k) {   /* the statistics' fields: after the state's */
+      const double *b = stats->local[k];
+      for (size_t j = 0; j < ne; ++j)
+        for (int i = 0; i < Np; ++i) sum[j] = insdg_checkpoint_mix(sum[j], bits(b[j * Np + i]));
+      s = nc_put_vara_double(ncid, svar[k], &n0, &nn, b);
+      if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), stats->names[k]);
+    }
+    if (s == NC_NOERR && stats && stats->present && T->rank == 0 && stats->nrows > 0) {   /* the same on every rank */
+      const size_t st0[2] = {0, 0}, cnt[2] = {stats->nrows, (size_t)stats->ncolumns};
+      s = nc_put_vara_double(ncid, series_var, st0, cnt, stats->series);
+      if (s != NC_NOERR) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), STATS_SERIES);
     }
     if (s == NC_NOERR) s = nc_put_vara_ulonglong(ncid, cvar, &e0, &ne, sum);
     if (s != NC_NOERR && !err[0]) snprintf(err, errlen, "%s: %s (writing %s)", path, nc_strerror(s), SUM_VAR);
@@ -187,11 +343,15 @@ static int find_local(const elem_pair *mine, int n, int orig)
 
 enum { CHUNK = 4096 };   /* elements read at a time */
 
-int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
-                          char *err, size_t errlen)
+int insdg_checkpoint_read_stats(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
+                                insdg_checkpoint_stats *stats, char *err, size_t errlen)
 {
+  enum { MAXV = INSDG_INS_MAX_STATE + INSDG_CHECKPOINT_MAX_STATS };
   insdg_dfield *fields[INSDG_INS_MAX_STATE];
-  const char *names[INSDG_INS_MAX_STATE];
+  const char *names[MAXV];
+  insdg_checkpoint_stats fst = {0};   /* the file's statistics */
+  char stat_names[512];
+  int nv = 0;   /* the state's fields and then the statistics' */
   int nf = 0;   /* the state's fields, listed once the projection counts are known */
   const insdg_layout *L = T->L;
   const int Np = L->mesh->ref->Np, K = L->mesh->K;
@@ -202,12 +362,12 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   elem_pair *mine = insdg_malloc(sizeof(elem_pair) * ((size_t)nloc + 1));
   for (int i = 0; i < nloc; ++i) mine[i] = (elem_pair){L->old_elem[first + i], i};
   qsort(mine, (size_t)nloc, sizeof *mine, by_orig);
-  double *local[INSDG_INS_MAX_STATE] = {NULL};
+  double *local[MAXV] = {NULL};
   double *chunk = insdg_malloc(sizeof(double) * (size_t)CHUNK * Np);
   int *orig = insdg_malloc(sizeof(int) * CHUNK), *where = insdg_malloc(sizeof(int) * CHUNK);
   unsigned long long *want = insdg_malloc(sizeof *want * CHUNK);
   uint64_t *sum = insdg_malloc(sizeof *sum * CHUNK);
-  int ncid = -1, var[INSDG_INS_MAX_STATE], evar = -1, cvar = -1, found = 0;
+  int ncid = -1, var[MAXV], evar = -1, cvar = -1, found = 0;
   err[0] = 0;
   insdg_checkpoint_header h, mine_h;
   if (insdg_checkpoint_open(path, &ncid, err, errlen) || insdg_checkpoint_get_header(ncid, path, &h, err, errlen))
@@ -222,6 +382,19 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   if (insdg_checkpoint_var(ncid, path, ELEM_VAR, NC_INT, (size_t)K, &evar, err, errlen) ||
       insdg_checkpoint_var(ncid, path, SUM_VAR, NC_UINT64, (size_t)K, &cvar, err, errlen))
     goto fail;
+  nv = nf;
+  if (read_stats_header(ncid, path, (size_t)K * Np, &fst, var + nf, stat_names, sizeof stat_names, err, errlen))
+    goto fail;
+  for (int k = 0; k < fst.nfields; ++k, ++nv)
+    names[nv] = fst.names[k], local[nv] = insdg_malloc(sizeof(double) * ((size_t)nloc * Np + 1));
+  if (stats && fst.present) {   /* the caller's fields must be the file's */
+    int same = stats->nfields == fst.nfields;
+    for (int k = 0; same && k < fst.nfields; ++k) same = !strcmp(stats->names[k], fst.names[k]);
+    if (!same) {
+      snprintf(err, errlen, "%s: its statistics fields (%s) are not those of this insdg", path, stat_names);
+      goto fail;
+    }
+  }
   /* The file's elements in chunks: keep those of this rank. With the writer's partition,
      only this rank's own slab matches, and only that is read. */
   for (int p0 = 0; p0 < K; p0 += CHUNK) {
@@ -241,7 +414,7 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
     if (lo >= hi) continue;
     const size_t n0 = (start + lo) * Np, nn = (hi - lo) * Np;
     for (size_t j = lo; j < hi; ++j) sum[j] = insdg_checkpoint_element_seed(orig[j]);
-    for (int k = 0; k < nf; ++k) {
+    for (int k = 0; k < nv; ++k) {
       NC_READ(nc_get_vara_double(ncid, var[k], &n0, &nn, chunk), names[k]);
       for (size_t j = lo; j < hi; ++j) {
         if (where[j] < 0) continue;
@@ -263,9 +436,19 @@ int insdg_checkpoint_read(const char *path, insdg_tasks *T, insdg_ins *ins, cons
   }
   for (int k = 0; k < nf; ++k) insdg_dfield_set_local(fields[k], local[k]);
   insdg_ins_restore_state(ins, h.t, h.steps, h.t_hist);
+  if (stats && fst.present) {
+    for (int k = 0; k < fst.nfields; ++k) memcpy(stats->local[k], local[nf + k], sizeof(double) * (size_t)nloc * Np);
+    stats->present = 1, stats->start = fst.start, stats->samples = fst.samples;
+    stats->nrows = fst.nrows, stats->ncolumns = fst.ncolumns, stats->series = fst.series;
+    memcpy(stats->columns, fst.columns, sizeof stats->columns);
+    fst.series = NULL;   /* the caller's now */
+  } else if (stats) {
+    stats->present = 0;
+  }
 fail:
   if (ncid >= 0) nc_close(ncid);
-  for (int k = 0; k < nf; ++k) free(local[k]);
+  free(fst.series);
+  for (int k = 0; k < MAXV; ++k) free(local[k]);
   free(mine), free(chunk), free(orig), free(where), free(want), free(sum);
   return agree(T, err[0] != 0, err, errlen);
 }

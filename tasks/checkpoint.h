@@ -33,8 +33,41 @@ typedef struct {
   const char *const *boundary_kind;   /* [nbnd] kind of each mesh boundary, or NULL */
 } insdg_checkpoint_info;
 
+/* Statistics a checkpoint may carry besides the scheme's state ([statistics] of insdg run):
+   node fields (this rank's elements, like the state; in the element checksums, after the
+   state's fields) and a series of rows the same on every rank (with its own checksum, the
+   attribute statistics_checksum). A checkpoint without them is a valid checkpoint. */
+#define INSDG_CHECKPOINT_MAX_STATS 8
+#define INSDG_CHECKPOINT_COLUMNS_LEN 2200   /* "t fx_NAME fy_NAME ..." for 16 boundaries of 64 bytes */
+typedef struct {
+  int present;          /* write: store them; read: set when the file holds them */
+  double start;         /* the averaging window's start (time) */
+  long long samples;    /* steps averaged so far */
+  int nfields;          /* node fields, <= INSDG_CHECKPOINT_MAX_STATS */
+  const char *names[INSDG_CHECKPOINT_MAX_STATS];   /* NetCDF names (distinct from the state's) */
+  double *local[INSDG_CHECKPOINT_MAX_STATS];       /* [this rank's elements][Np]: written from, read into */
+  int ncolumns;         /* the series: nrows x ncolumns doubles, row-major */
+  size_t nrows;
+  double *series;       /* write: given; read: allocated (the caller frees it) */
+  char columns[INSDG_CHECKPOINT_COLUMNS_LEN];   /* what the series' columns are, in words */
+} insdg_checkpoint_stats;
+
+/* Not collective: whether the checkpoint at path holds statistics, their window start and
+   series columns (columns: INSDG_CHECKPOINT_COLUMNS_LEN bytes) and the checkpoint's time
+   (the header is checked by insdg_checkpoint_check_header). 0, or 1 with a message. */
+int insdg_checkpoint_stats_header(const char *path, int *present, double *start, char *columns, double *t, char *err,
+                                  size_t errlen);
+
 /* Collective. Returns 0, or nonzero with a message naming the path (on every rank). The
-   file format and its checksums: io/checkpoint_file.h. */
+   file format and its checksums: io/checkpoint_file.h. stats may be NULL (none written). */
+int insdg_checkpoint_write_stats(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
+                                 const insdg_checkpoint_stats *stats, char *err, size_t errlen);
+/* Collective, as insdg_checkpoint_read; when the file holds statistics they are checked
+   (checksums) and, when stats is not NULL, returned in it: stats->nfields and names must
+   then be those the file has and stats->local this rank's arrays (else a message). */
+int insdg_checkpoint_read_stats(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
+                                insdg_checkpoint_stats *stats, char *err, size_t errlen);
+
 int insdg_checkpoint_write(const char *path, insdg_tasks *T, insdg_ins *ins, const insdg_checkpoint_info *info,
                            char *err, size_t errlen);
 

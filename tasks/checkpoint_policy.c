@@ -106,10 +106,12 @@ void write_checkpoint(run_state *r, solver *sv, progress *pg)
   insdg_dfield *fields[INSDG_INS_MAX_STATE];
   const char *names[INSDG_INS_MAX_STATE];
   const insdg_mesh *m = r->s->L->mesh;
-  const double bytes = 8.0 * m->K * (m->ref->Np * insdg_ins_state(sv->ins, fields, names) + 2) + (1 << 16);
+  const double bytes = 8.0 * m->K * (m->ref->Np * (insdg_ins_state(sv->ins, fields, names) + 6) + 2) + (1 << 16);
+  insdg_checkpoint_stats stats;   /* [statistics]: the running sums and the force history */
   if (check_space(r->rank, r->s->outdir, path, bytes, err, sizeof err)) {
     output_failure(r, pg, err, 0);
-  } else if (insdg_checkpoint_write(path, &sv->T, sv->ins, &info, err, sizeof err)) {
+  } else if (statistics_checkpoint(sv->stats, &stats),
+             insdg_checkpoint_write_stats(path, &sv->T, sv->ins, &info, &stats, err, sizeof err)) {
     output_failure(r, pg, err, 1);
   } else {
     r->checkpoints++;
@@ -141,9 +143,12 @@ int restart_from(run_state *r, solver *sv, const char *path, char *err, size_t e
   const char *kinds[INSDG_MAX_BOUNDARIES];
   const insdg_checkpoint_info info = run_info(s, kinds);
   const double t0 = MPI_Wtime();
-  const int bad = insdg_checkpoint_read(path, &sv->T, sv->ins, &info, err, errlen);
+  insdg_checkpoint_stats stats;
+  statistics_checkpoint(sv->stats, &stats);   /* the arrays the file's statistics are read into */
+  const int bad = insdg_checkpoint_read_stats(path, &sv->T, sv->ins, &info, sv->stats ? &stats : NULL, err, errlen);
   r->restart_seconds = MPI_Wtime() - t0;
   if (bad) return 1;
+  statistics_restored(sv->stats, &stats);
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   if (r->rank == 0) printf("insdg run: restarted from %s at step %d, t = %g\n", path, r->steps, r->t);
   return 0;
@@ -156,7 +161,15 @@ int restart_precheck(const setup *s, const char *path, char *err, size_t errlen)
   const char *kinds[INSDG_MAX_BOUNDARIES];
   const insdg_checkpoint_info info = run_info(s, kinds);
   char msg[INSDG_ERRMSG_LEN] = "";
-  const int bad = rank == 0 && insdg_checkpoint_check_header(path, s->L, &info, msg, sizeof msg);
+  int bad = rank == 0 && insdg_checkpoint_check_header(path, s->L, &info, msg, sizeof msg);
   if (bad) snprintf(err, errlen, "--restart: %s", msg);
+  int present = 0;
+  double start = 0, t = 0;
+  char columns[INSDG_CHECKPOINT_COLUMNS_LEN] = "";
+  if (!bad && rank == 0 && s->c->has_statistics) {   /* can this case's averages go on from it? */
+    bad = insdg_checkpoint_stats_header(path, &present, &start, columns, &t, msg, sizeof msg);
+    if (bad) snprintf(err, errlen, "--restart: %s", msg);
+    else bad = statistics_check_restart(s->c, path, present, start, columns, t, err, errlen);
+  }
   return run_agree(bad, err, errlen);
 }

@@ -33,6 +33,8 @@ observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char
   ob->gu = new_array(nf), ob->gv = new_array(nf), ob->gp = new_array(nf);
   ob->hu = new_array(nf), ob->hv = new_array(nf);
   for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
+  ob->nlocal = rank_elements(T);
+  ob->prev[0] = new_array(n), ob->prev[1] = new_array(n);
   for (int i = 0; i < c->nforces; ++i) ob->force_bnd[i] = insdg_mesh_boundary(ob->m, c->forces[i]);
   /* the face integrand is a polynomial of degree <= N in t: exact through the face cubature */
   ob->face_weight = new_array((size_t)r->Nfp);
@@ -47,6 +49,7 @@ void observer_destroy(observer *ob)
   for (int k = 0; k < NSCRATCH; ++k) insdg_dfield_destroy(ob->scratch[k]);
   free(ob->gu), free(ob->gv), free(ob->gp), free(ob->hu), free(ob->hv), free(ob->face_weight);
   for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
+  free(ob->prev[0]), free(ob->prev[1]);
   free(ob);
 }
 
@@ -73,6 +76,33 @@ static double mass_product(const double *M, int Np, const double *x, const doubl
     s += x[i] * mi;
   }
   return s;
+}
+
+void observe_remember(observer *ob)
+{
+  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
+  for (size_t i = 0; i < n; ++i) ob->prev[0][i] = ob->local[F_U][i], ob->prev[1][i] = ob->local[F_V][i];
+  ob->have_prev = 1;
+}
+
+/* local element le: J (du^T M du + dv^T M dv), du, dv the change since the remembered state */
+static double element_change(const observer *ob, int le)
+{
+  const insdg_ref *r = ob->m->ref;
+  const size_t o = (size_t)le * r->Np;
+  double du[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2], dv[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
+  for (int i = 0; i < r->Np; ++i)
+    du[i] = ob->local[F_U][o + i] - ob->prev[0][o + i], dv[i] = ob->local[F_V][o + i] - ob->prev[1][o + i];
+  const double J = ob->m->vgeo[(size_t)(ob->e_begin + le) * INSDG_NVGEO + INSDG_J];
+  return J * (mass_product(r, du, du) + mass_product(r, dv, dv));
+}
+
+/* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||) from the sums of the squared norms; a flow at rest
+   that stays at rest has changed by 0 */
+static double relative_change(double change2, double norm2, double dt)
+{
+  if (norm2 > 0) return sqrt(change2) / (dt * sqrt(norm2));
+  return change2 > 0 ? INFINITY : 0;
 }
 
 /* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length), max |u| */
@@ -122,23 +152,26 @@ static void face_force(const observer *ob, int le, int f, double nu, double F[2]
 diagnostics observe_diagnostics(observer *ob, double dt)
 {
   const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
-  double sums[1 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};
+  double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};   /* the last: the velocity change */
   for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)
     maxima[3] = fmax(maxima[3], hypot(ob->gu[q], ob->gv[q]));   /* the velocity data at t */
   for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
     element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1], &maxima[2]);
+    if (ob->have_prev) sums[1 + 2 * nforces] += element_change(ob, le);
     for (int f = 0; f < 3 && nforces; ++f) {
       const int b = ob->m->face_bnd[(ob->e_begin + le) * 3 + f];
       for (int k = 0; k < nforces; ++k)
         if (b >= 0 && b == ob->force_bnd[k]) face_force(ob, le, f, ob->c->nu, sums + 1 + 2 * k);
     }
   }
-  MPI_Allreduce(MPI_IN_PLACE, sums, 1 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
   MPI_Allreduce(MPI_IN_PLACE, maxima, 4, MPI_DOUBLE, MPI_MAX, ob->T->comm);
   ob->speed_scale = fmax(ob->speed_scale, maxima[3]);
   diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1],
                    .max_speed = maxima[2], .speed_scale = ob->speed_scale};
   for (int k = 0; k < nforces; ++k) d.force[k][0] = sums[1 + 2 * k], d.force[k][1] = sums[2 + 2 * k];
+  d.velocity_change = ob->have_prev ? relative_change(sums[1 + 2 * nforces], 2 * sums[0], dt) : NAN;
+  observe_remember(ob);
   return d;
 }
 
@@ -207,8 +240,16 @@ static const struct { const char *name, *units, *long_name; } field_info[] = {
     {"vorticity", "s-1", "vorticity dv/dx - du/dy (element-local derivatives)"},
 };
 
-int write_fields(const observer *ob, const char *outdir, int step, double t, char *err, size_t errlen)
+int write_fields(const observer *ob, const statistics *st, const char *outdir, int step, double t, char *err,
+                 size_t errlen)
 {
+  enum { NSTATS = 6 };
+  double *sf[NSTATS] = {NULL};
+  const char *sname[NSTATS], *sunits[NSTATS];
+  char slong[NSTATS][160];
+  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
+  for (int k = NSTATS / 2; k < NSTATS; ++k) sf[k] = new_array(n + 1);   /* the RMS, computed now */
+  const int nstats = statistics_fields(st, sf, sname, sunits, slong);
   char path[INSDG_CASE_PATH_LEN + 32], title[INSDG_CASE_NAME_LEN + 64];
   snprintf(path, sizeof path, "%s/fields_%06d.nc", outdir, step);
   snprintf(title, sizeof title, "insdg run %s, step %d", ob->c->name, step);
@@ -216,9 +257,13 @@ int write_fields(const observer *ob, const char *outdir, int step, double t, cha
   int status = insdg_ugrid_create(ob->T->comm, path, ob->m, ob->e_begin, ob->e_end, title, &w, err, errlen);
   for (int k = 0; k < 4 && !status; ++k)
     status = insdg_ugrid_add_field(w, field_info[k].name, field_info[k].units, field_info[k].long_name, err, errlen);
-  const double *fields[4] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT]};
+  for (int k = 0; k < nstats && !status; ++k)
+    status = insdg_ugrid_add_field(w, sname[k], sunits[k], slong[k], err, errlen);
+  const double *fields[4 + NSTATS] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT]};
+  for (int k = 0; k < nstats; ++k) fields[4 + k] = sf[k];
   if (!status) status = insdg_ugrid_write(w, t, fields, err, errlen);
   if (w && insdg_ugrid_close(w, status ? NULL : err, status ? 0 : errlen)) status = 1;
+  for (int k = NSTATS / 2; k < NSTATS; ++k) free(sf[k]);
   return status;
 }
 

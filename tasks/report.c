@@ -29,7 +29,7 @@ static void csv_name(FILE *f, const char *prefix, const char *name)
 }
 
 /* Uref and Dref from [constants], for force coefficients */
-static int reference_scales(const insdg_case *c, double *U, double *D)
+int reference_scales(const insdg_case *c, double *U, double *D)
 {
   int found = 0;
   for (int i = 0; i < c->nconstants; ++i) {
@@ -42,7 +42,8 @@ static int reference_scales(const insdg_case *c, double *U, double *D)
 int csv_header(FILE *f, const insdg_case *c)
 {
   double U = 0, D = 0;
-  fprintf(f, "step,time,dt,iterations_u,iterations_v,iterations_p,converged,kinetic_energy,max_div_u,cfl");
+  fprintf(f, "step,time,dt,iterations_u,iterations_v,iterations_p,converged,kinetic_energy,max_div_u,cfl,"
+             "velocity_change");
   for (int k = 0; k < c->nforces; ++k) csv_name(f, "fx_", c->forces[k]), csv_name(f, "fy_", c->forces[k]);
   if (reference_scales(c, &U, &D))
     for (int k = 0; k < c->nforces; ++k) csv_name(f, "cd_", c->forces[k]), csv_name(f, "cl_", c->forces[k]);
@@ -53,8 +54,9 @@ int csv_header(FILE *f, const insdg_case *c)
 int csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d)
 {
   double U = 0, D = 0;
-  fprintf(f, "%d,%.10g,%.10g,%d,%d,%d,%d,%.10e,%.6e,%.6e", step, t, c->dt, st->vel_iterations[0],
-          st->vel_iterations[1], st->p_iterations, st->converged, d->kinetic_energy, d->max_div, d->cfl);
+  fprintf(f, "%d,%.10g,%.10g,%d,%d,%d,%d,%.10e,%.6e,%.6e,%.10e", step, t, c->dt, st->vel_iterations[0],
+          st->vel_iterations[1], st->p_iterations, st->converged, d->kinetic_energy, d->max_div, d->cfl,
+          d->velocity_change);
   for (int k = 0; k < c->nforces; ++k) fprintf(f, ",%.10e,%.10e", d->force[k][0], d->force[k][1]);
   if (reference_scales(c, &U, &D))
     for (int k = 0; k < c->nforces; ++k)
@@ -172,6 +174,17 @@ const char *status_text(const run_state *r)
          : !r->converged                      ? "not converged"
          : r->interrupted && !reached_end(r)  ? "stopped"
                                               : "completed";
+}
+
+const char *stop_reason(const run_state *r)
+{
+  return r->output_failed                     ? "output_failed"
+         : !r->finite                         ? "not_finite"
+         : r->diverged                        ? "diverged"
+         : !r->converged                      ? "not_converged"
+         : r->interrupted && !reached_end(r)  ? "signal"
+         : r->steady && !reached_end(r)       ? "steady"
+                                              : "final_time";
 }
 
 int exit_status(const run_state *r)
@@ -314,6 +327,13 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"field_files\": %d,\n  \"converged\": %s,\n  \"status\": ", r->files,
           r->converged ? "true" : "false");
   json_string(f, status_text(r));
+  fprintf(f, ",\n  \"stop_reason\": "), json_string(f, stop_reason(r));
+  fprintf(f, ",\n  \"steady_tolerance\": ");
+  if (c->steady_tolerance > 0) json_number(f, c->steady_tolerance);
+  else fprintf(f, "null");
+  fprintf(f, ",\n  \"velocity_change\": "), json_number(f, r->velocity_change);
+  fprintf(f, ",\n  \"probes\": %d", c->nprobes);
+  statistics_json(f, r->stats);
   fprintf(f, "\n}\n");
 }
 
@@ -402,6 +422,13 @@ void print_start(const run_state *r)
          c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",
          s->outdir);
+  if (c->nprobes > 0 && c->probe_interval > 0)
+    printf("  %d probe(s) into probes.csv, every %g\n", c->nprobes, c->probe_interval);
+  else if (c->nprobes > 0)
+    printf("  %d probe(s) into probes.csv, every step\n", c->nprobes);
+  if (c->has_statistics) printf("  statistics (time averages, force statistics) from t = %g\n", c->statistics_start);
+  if (c->steady_tolerance > 0)
+    printf("  steady stop: when the relative velocity change per unit time is below %g\n", c->steady_tolerance);
   fflush(stdout);
 }
 
@@ -424,6 +451,10 @@ void print_end(const run_state *r)
   else
     printf("insdg run: %d steps to t = %g in %.3g s (%.3g s per step), status: %s\n", r->steps, r->t,
            MPI_Wtime() - r->wall_start, r->stage[STAGE_STEP] / n, status_text(r));
+  if (r->steady && !reached_end(r))
+    printf("  stopped at steady state: the relative velocity change per unit time %.3e is below [time] "
+           "steady_tolerance = %g (t = %g of final_time %g)\n", r->velocity_change, c->steady_tolerance, r->t,
+           c->final_time);
   static const char *const name[NERR] = {"u", "v", "p"};
   for (int k = 0; k < NERR && c->has_exact; ++k)
     if (r->errors.have[k] && isfinite(r->errors.relative[k]))
@@ -431,7 +462,8 @@ void print_end(const run_state *r)
     else if (r->errors.have[k])   /* relative to a zero exact field: none (summary.json: null) */
       printf("  L2 error of %s: %.6e (the exact %s is zero: no relative error)\n", name[k], r->errors.absolute[k],
              name[k]);
-  printf("  wrote %d field file(s)%s%s in %s%s\n", r->files, r->csv_failed ? "" : ", diagnostics.csv",
+  printf("  wrote %d field file(s)%s%s%s in %s%s\n", r->files, r->csv_failed ? "" : ", diagnostics.csv",
+         r->s->pr ? ", probes.csv" : "",
          r->summary_written ? " and summary.json" : "", r->s->outdir,
          r->summary_written ? "" : " (summary.json could NOT be written)");
   fflush(stdout);

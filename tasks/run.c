@@ -115,6 +115,7 @@ static int open_output(setup *s, const insdg_run_opts *o, int rank, char *err, s
 static void setup_destroy(setup *s)
 {
   if (s->csv) fclose(s->csv);
+  probes_destroy(s->pr);
   insdg_layout_destroy(s->L);
   insdg_ops_destroy(s->op);
   insdg_ref_destroy(s->ref);
@@ -171,7 +172,12 @@ static int setup_layout(setup *s, const insdg_run_opts *o, int rank, int size, c
   s->blocks_origin = o->blocks > 0 ? "option" : "default";
   if (run_agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
   if (o->restart && restart_precheck(s, o->restart, err, errlen)) return 1;
-  return run_agree(open_output(s, o, rank, err, errlen), err, errlen);
+  s->pr = probes_create(s, err, errlen);   /* every rank the same: a point outside the mesh anywhere */
+  if (s->c->nprobes > 0 && !s->pr) return 1;
+  if (run_agree(open_output(s, o, rank, err, errlen), err, errlen)) return 1;
+  const int no_probes_csv = rank == 0 && probes_open(s->pr, s->outdir, o->restart != NULL, err, errlen);
+  if (no_probes_csv && s->csv_created) remove(s->csv_path);
+  return run_agree(no_probes_csv, err, errlen);
 }
 
 /* Settings of the case that are taken with a change: said once, not silently. */
@@ -212,6 +218,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
                             .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
   sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
+  sv->stats = statistics_create(c, sv->ob);
   const size_t n = (size_t)m->K * m->ref->Np;
   double *u = new_array(n), *v = new_array(n), *p = new_array(n);
   insdg_expr_eval_many(c->initial_u, n, m->x, m->y, 0.0, u);
@@ -237,6 +244,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
 static void solver_destroy(solver *sv)
 {
   insdg_tasks_wait(&sv->T);
+  statistics_destroy(sv->stats);
   observer_destroy(sv->ob);
   insdg_ins_destroy(sv->ins);
   bnd_data_destroy(sv->bd);
@@ -251,10 +259,11 @@ static void output_fields(run_state *r, solver *sv, progress *pg)
   const double t0 = MPI_Wtime();
   char path[INSDG_CASE_PATH_LEN + 32];
   snprintf(path, sizeof path, "%s/fields_%06d.nc", r->s->outdir, r->steps);
-  const insdg_mesh *m = r->s->L->mesh;   /* u, v, p, vorticity, coordinates, connectivity */
-  if (check_space(r->rank, r->s->outdir, path, 8.0 * m->K * m->ref->Np * 7 + (1 << 16), err, sizeof err)) {
+  const insdg_mesh *m = r->s->L->mesh;   /* u, v, p, vorticity, coordinates, connectivity; the statistics */
+  const int nfields = 7 + (statistics_samples(sv->stats) > 0 ? 6 : 0);
+  if (check_space(r->rank, r->s->outdir, path, 8.0 * m->K * m->ref->Np * nfields + (1 << 16), err, sizeof err)) {
     output_failure(r, pg, err, 0);
-  } else if (write_fields(sv->ob, r->s->outdir, r->steps, r->t, err, sizeof err)) {
+  } else if (write_fields(sv->ob, sv->stats, r->s->outdir, r->steps, r->t, err, sizeof err)) {
     output_failure(r, pg, err, 1);
   } else {
     r->files++;
@@ -281,6 +290,16 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   t0 = MPI_Wtime();
   observe_fields(sv->ob, sv->ins, r->t);
   const diagnostics d = observe_diagnostics(sv->ob, c->dt);
+  r->velocity_change = d.velocity_change;
+  statistics_add(sv->stats, sv->ob, r->t, &d);
+  r->steady = c->steady_tolerance > 0 && d.velocity_change < c->steady_tolerance;   /* NaN: not steady */
+  if (probes_sample(r->s->pr, sv->ob, r->steps, r->t, r->rank) && !r->csv_failed) {
+    const int why = errno;
+    end_progress_line(pg);
+    fprintf(stderr, "insdg: error: %s: cannot write step %d's row: %s\n", probes_path(r->s->pr), r->steps,
+            strerror(why));
+    r->csv_failed = 1;   /* every rank stops after this step (checkpoint_decision) */
+  }
   char why[INSDG_ERRMSG_LEN];
   const int bad_data = bnd_data_failed(sv->bd, why, sizeof why);   /* the same on every rank */
   r->finite = isfinite(d.kinetic_energy) && !bad_data;
@@ -312,7 +331,11 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   checkpoint_decision(r, &checkpoint_due, &stop);
   if (stop && r->rank == 0) end_progress_line(pg), printf("insdg run: signal received: checkpoint and stop\n");
   r->interrupted = stop;
-  const int last = reached_end(r) || failed || solution_broke(r) || stop;
+  if (r->steady && !reached_end(r) && r->rank == 0)
+    end_progress_line(pg), printf("insdg run: step %d, t = %g: steady: the relative velocity change per unit time "
+                                  "%.3e is below [time] steady_tolerance = %g; stopping\n",
+                                  r->steps, r->t, d.velocity_change, c->steady_tolerance);
+  const int last = reached_end(r) || failed || solution_broke(r) || stop || r->steady;
   const int due = c->output_interval > 0 && r->t >= *next_output - 1e-6 * c->dt;
   while (c->output_interval > 0 && *next_output <= r->t + 1e-6 * c->dt) *next_output += c->output_interval;
   if (last || due) output_fields(r, sv, pg);
@@ -328,10 +351,16 @@ static void time_loop(run_state *r, solver *sv)
   while (c->output_interval > 0 && next_output <= r->t + 1e-6 * c->dt) next_output += c->output_interval;
   r->last_checkpoint = MPI_Wtime();
   catch_stop_signals();
-  if (c->output_interval > 0 && r->steps == 0) {   /* the initial state, with its own observation */
-    observe_fields(sv->ob, sv->ins, 0.0);
-    output_fields(r, sv, &pg);
+  /* the state the loop starts from: the first step's velocity change is measured against
+     it, and at t = 0 it is the first field file and probe row (after a restart, those of
+     the run before hold it) */
+  observe_fields(sv->ob, sv->ins, r->t);
+  observe_remember(sv->ob);
+  if (r->steps == 0 && probes_sample(r->s->pr, sv->ob, 0, r->t, r->rank) && r->rank == 0) {
+    fprintf(stderr, "insdg: error: %s: cannot write step 0's row: %s\n", probes_path(r->s->pr), strerror(errno));
+    r->csv_failed = 1;
   }
+  if (c->output_interval > 0 && r->steps == 0) output_fields(r, sv, &pg);
   r->loop_start = MPI_Wtime();
   insdg_runtime_profile_reset();
   r->steps0 = r->steps;
@@ -385,7 +414,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   char err[INSDG_ERRMSG_LEN];
   if (insdg_runtime_init_mpi(argc, argv, err, sizeof err)) insdg_die_user(err);
   run_state r = {.rank = insdg_runtime_rank(), .size = insdg_runtime_size(), .wall_start = MPI_Wtime(),
-                 .progress_mode = o->progress, .converged = 1, .finite = 1};
+                 .progress_mode = o->progress, .converged = 1, .finite = 1, .velocity_change = NAN};
   setup s;
   int failed = setup_create(&s, o, err, sizeof err);
   if (!failed) {   /* StarPU, with no more CPU workers than the mesh can keep busy */
@@ -408,7 +437,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     r.csv_failed = 1;
   }
   if (run_agree(r.csv_failed, err, sizeof err)) {
-    if (r.rank == 0) remove(s.csv_path);
+    if (r.rank == 0) remove(s.csv_path), probes_abandon(s.pr);
     setup_destroy(&s);
     insdg_runtime_shutdown();
     return INSDG_EXIT_OUTPUT;
@@ -420,16 +449,21 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   if (bad_data || bad_checkpoint) {
     if (r.rank == 0) fprintf(stderr, "insdg: error: %s%s\n", bad_checkpoint ? "--restart: " : "", err);
     if (r.rank == 0 && s.csv_created) remove(s.csv_path);
+    if (r.rank == 0) probes_abandon(s.pr);
     solver_destroy(&sv);
     setup_destroy(&s);
     insdg_runtime_shutdown();
     return INSDG_EXIT_USER;
   }
+  r.stats = sv.stats;
   r.vel_precond = insdg_ins_velocity_preconditioner(sv.ins, &r.vel_ratio);
   if (r.rank == 0) print_velocity_preconditioner(&r);
   if (o->restart) {   /* continued from a checkpoint: bitwise the run it interrupted */
     r.restarted = 1;
     if (r.rank == 0 && s.csv_continue) r.prior_known = csv_continue(&s, r.steps, r.prior_iterations);
+    if (r.rank == 0 && probes_continue(s.pr, r.steps))
+      fprintf(stderr, "insdg: error: %s: cannot write: %s\n", probes_path(s.pr), strerror(errno)), r.csv_failed = 1;
+    probes_skip_to(s.pr, r.t, s.c->dt);
   }
   r.stage[STAGE_SETUP] = MPI_Wtime() - r.wall_start;
   r.already_complete = reached_end(&r);

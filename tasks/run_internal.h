@@ -11,6 +11,8 @@
  *   report.c             diagnostics.csv, summary.json, the progress line, the log lines
  *   checkpoint_policy.c  when to checkpoint (interval, signals), writing, pruning and
  *                        restarting from checkpoints
+ *   probes.c             [probes]: the points located at set-up, probes.csv
+ *   statistics.c         [statistics]: time averages of the fields, force statistics
  * Not a public interface: only these files include it.
  */
 #ifndef INSDG_RUN_INTERNAL_H
@@ -19,6 +21,7 @@
 #include <stdio.h>
 
 #include "case.h"
+#include "checkpoint.h"
 #include "error.h"
 #include "ins.h"
 #include "mesh.h"
@@ -30,6 +33,9 @@
 static inline double *new_array(size_t n) { return insdg_calloc(n, sizeof(double)); }
 
 /* ------------------------------------------------------------------ set-up (run.c) */
+
+typedef struct probes probes;
+typedef struct statistics statistics;
 
 typedef struct {
   insdg_case *c;
@@ -44,6 +50,7 @@ typedef struct {
   int csv_created;      /* rank 0: diagnostics.csv is new (removed when the restart fails) */
   const char *blocks_origin;   /* "option" (--blocks) or "default" */
   int nsteps;
+  probes *pr;           /* [probes], located; NULL without */
 } setup;
 
 /* The ranks agree on a failure: returns 1 on every rank when some rank failed, with the
@@ -82,6 +89,8 @@ typedef struct {
   double max_speed;          /* max |u| at the nodes */
   double speed_scale;        /* the largest initial or boundary-data speed so far (divergence guard) */
   double force[INSDG_CASE_MAX_FORCES][2];   /* on each force boundary: x (drag), y (lift) */
+  double velocity_change;    /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||), mass-matrix L2 norms of (u, v);
+                                NaN when the previous state was not observed */
 } diagnostics;
 
 /* What the run looks at after a step: this rank's elements of every field. */
@@ -95,9 +104,12 @@ typedef struct {
   double *gu, *gv, *gp, *hu, *hv;   /* boundary data at the observed time, [K][3Nfp] */
   double *local[NLOCAL];     /* [e_end - e_begin][Np], this rank's elements */
   int e_begin, e_end;
+  int nlocal;                /* this rank's elements (e_end - e_begin once observed) */
   int force_bnd[INSDG_CASE_MAX_FORCES];   /* mesh boundary index of each force boundary */
   double *face_weight;       /* [Nfp] integral of each face node's Lagrange polynomial, t in [-1,1] */
   double speed_scale;        /* max |u| of the initial fields and of the velocity data seen so far */
+  double *prev[2];           /* [e_end - e_begin][Np]: u, v of the previous observed step */
+  int have_prev;
 } observer;
 
 /* A run has diverged when its largest nodal speed exceeds this times the largest speed of
@@ -117,12 +129,65 @@ void observer_destroy(observer *ob);
 /* Submit D u (with the velocity data at t) and the local gradients, then copy this rank's
    elements of u, v, p and the results to the host (which waits for them). */
 void observe_fields(observer *ob, insdg_ins *ins, double t);
-/* Diagnostics of the observed state, reduced over the ranks (identical on all). */
+/* Diagnostics of the observed state, reduced over the ranks (identical on all); the
+   velocity change against the state remembered last, which becomes the observed one. */
 diagnostics observe_diagnostics(observer *ob, double dt);
+/* the observed u, v as the previous state of the next step's velocity change */
+void observe_remember(observer *ob);
 /* L2 errors of the observed u, v, p against [exact] (collective) */
 l2_errors compute_errors(const observer *ob, double t, int pure_neumann);
-/* fields_<step>.nc from the observed local arrays; collective */
-int write_fields(const observer *ob, const char *outdir, int step, double t, char *err, size_t errlen);
+/* fields_<step>.nc from the observed local arrays, with the statistics' fields when st has
+   samples; collective */
+int write_fields(const observer *ob, const statistics *st, const char *outdir, int step, double t, char *err,
+                 size_t errlen);
+
+/* ----------------------------------------------------------------- probes.c */
+
+/* Collective in effect (every rank computes the same): locate the case's probes in the
+   layout's mesh. NULL when the case has none, or (then with the message "<case>:<line>:
+   [probes] NAME: ... outside the mesh" in err) when a point is in no element. */
+probes *probes_create(const setup *s, char *err, size_t errlen);
+void probes_destroy(probes *pr);
+/* rank 0, at set-up: probes.csv in outdir, new with its header, or opened for appending
+   after --restart when it exists (then probes_continue cuts it). 0, or 1 and a message. */
+int probes_open(probes *pr, const char *outdir, int restart, char *err, size_t errlen);
+/* rank 0: remove probes.csv when this run created it (the start failed) */
+void probes_abandon(probes *pr);
+/* rank 0, after a restart at step: keep the rows of steps <= step; 1 when it cannot write */
+int probes_continue(probes *pr, int step);
+/* after a restart at time t: the interval's clock past t (as the uninterrupted run's) */
+void probes_skip_to(probes *pr, double t, double dt);
+/* collective: sample the observed state of step (at time t) when due (step 0 always, then
+   every step or every [probes] interval); rank 0 writes the row. 1 when it cannot write. */
+int probes_sample(probes *pr, const observer *ob, int step, double t, int rank);
+const char *probes_path(const probes *pr);
+
+/* ------------------------------------------------------------- statistics.c */
+
+/* NULL without [statistics]; ob sizes the local arrays */
+statistics *statistics_create(const insdg_case *c, const observer *ob);
+void statistics_destroy(statistics *st);
+long long statistics_samples(const statistics *st);
+/* after a step's observation and diagnostics: add the state at t when t is in the window */
+void statistics_add(statistics *st, const observer *ob, double t, const diagnostics *d);
+/* the fields written with the field files (u_mean, v_mean, p_mean, u_rms, v_rms, p_rms):
+   their count (0 before the window has a sample); out[3..5] are filled (arrays of this
+   rank's nodes), out[0..2] point into st */
+int statistics_fields(const statistics *st, double *out[6], const char *name[6], const char *units[6],
+                      char long_name[6][160]);
+/* rank 0: the "statistics" entry of summary.json (null without [statistics]) */
+void statistics_json(FILE *f, const statistics *st);
+/* what a checkpoint stores of st (nothing when st is NULL); out borrows st's arrays */
+void statistics_checkpoint(const statistics *st, insdg_checkpoint_stats *out);
+/* after a restart read into the arrays statistics_checkpoint gave: take the file's count
+   and series (in->series becomes st's), or start afresh when the file has none or another
+   window */
+void statistics_restored(statistics *st, insdg_checkpoint_stats *in);
+/* at set-up, before --restart: whether this case's statistics can continue from a
+   checkpoint at time t holding (present) statistics from start of the force columns
+   ("t fx_NAME fy_NAME ..."): 0, or 1 and a message */
+int statistics_check_restart(const insdg_case *c, const char *path, int present, double start, const char *columns,
+                             double t, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ the run's state */
 
@@ -161,6 +226,9 @@ typedef struct {
   long prior_iterations[3];        /* rank 0, restarted: the iterations of those rows */
   int vel_precond;                 /* the velocity preconditioner in use (insdg_precond) */
   double vel_ratio;                /* the stiffness/mass diagonal ratio (insdg_ins_velocity_preconditioner) */
+  const statistics *stats;         /* [statistics], or NULL */
+  int steady;                      /* [time] steady_tolerance reached: the run stops */
+  double velocity_change;          /* the last step's relative velocity change (NaN: none yet) */
 } run_state;
 
 typedef struct {
@@ -168,6 +236,7 @@ typedef struct {
   insdg_ins *ins;
   bnd_data *bd;
   observer *ob;
+  statistics *stats;
   signed char *bc_vel, *bc_p;
 } solver;
 
@@ -185,11 +254,17 @@ typedef struct {
 } progress;
 
 const char *status_text(const run_state *r);
+/* why the loop ended: "final_time", "steady", "signal", "not_converged", "not_finite",
+   "diverged", "output_failed" */
+const char *stop_reason(const run_state *r);
 /* the exit status of each outcome (run.h, docs/user_guide.md "Exit status") */
 int exit_status(const run_state *r);
 /* 0, or 1 when the file could not be written (errno says why) */
 int csv_header(FILE *f, const insdg_case *c);
 int csv_row(FILE *f, const insdg_case *c, int step, double t, const insdg_ins_stats *st, const diagnostics *d);
+/* Uref and Dref of [constants] (force coefficients 2 F / (Uref^2 Dref)): 1 when both are
+   there and nonzero */
+int reference_scales(const insdg_case *c, double *U, double *D);
 /* After a write into dir failed: "; <why>" when the reason can be seen from outside (the
    file system full, the directory not writable), else "" */
 void io_failure_hint(const char *dir, char *hint, size_t len);

@@ -30,7 +30,7 @@ SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks"
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
                 "status", "cuda_workers", "runtime", "runtime_counters"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
-               "kinetic_energy", "max_div_u", "cfl"]
+               "kinetic_energy", "max_div_u", "cfl", "velocity_change"]
 
 
 def fail(msg):

@@ -394,6 +394,36 @@ static void test_valid_base(void)
   insdg_case_destroy(c);
 }
 
+/* [probes], [statistics], [time] steady_tolerance: values, file order, defaults */
+static void test_observe_keys(void)
+{
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/observe.ini", tmpdir);
+  write_case(path, base_head, "[initial]\nu = 0\nv = 0\n[boundary.wall]\ntype = wall\n[constants]\nD = 2\n"
+                              "[probes]\nwake = 1.5*D, -0.25\ninterval = 0.5\nangle = atan2(1, 1), (1+2)/4\n"
+                              "[statistics]\n");
+  insdg_case *c = read_ok(path);
+  if (c) {
+    EXPECT(c->nprobes == 2 && !strcmp(c->probes[0].name, "wake") && !strcmp(c->probes[1].name, "angle"));
+    EXPECT_NEAR(c->probes[0].x, 3);
+    EXPECT_NEAR(c->probes[0].y, -0.25);
+    EXPECT_NEAR(c->probes[1].x, pi / 4);   /* the comma inside atan2( , ) */
+    EXPECT_NEAR(c->probes[1].y, 0.75);
+    EXPECT(c->probes[0].line > 0 && c->probes[1].line == c->probes[0].line + 2);
+    EXPECT_NEAR(c->probe_interval, 0.5);
+    EXPECT(c->has_statistics && c->statistics_start == 0 && c->steady_tolerance == 0);
+  }
+  insdg_case_destroy(c);
+  snprintf(path, sizeof path, "%s/observe2.ini", tmpdir);
+  write_case(path, "[case]\nmesh = %s\norder = 2\n[physics]\nnu = 0.05\n"
+                   "[time]\ndt = 0.1\nfinal_time = 1\nsteady_tolerance = 1e-6\n",
+             "[initial]\nu = 0\nv = 0\n[boundary.wall]\ntype = wall\n[statistics]\nstart = 0.25\n");
+  c = read_ok(path);
+  if (c) EXPECT(c->nprobes == 0 && c->probes == NULL && c->has_statistics && c->statistics_start == 0.25 &&
+                c->steady_tolerance == 1e-6);
+  insdg_case_destroy(c);
+}
+
 static void test_structure_errors(void)
 {
   expect_error("unknown_section.ini", "[solvers]\n", ":9: [solvers]: unknown section");
@@ -557,6 +587,7 @@ int main(int argc, char **argv)
   test_boundary_check(casedir);
   test_taylor_vortex();
   test_valid_base();
+  test_observe_keys();
   test_structure_errors();
   test_missing_and_files();
   test_expression_errors();
