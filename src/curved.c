@@ -123,6 +123,28 @@ void insdg_mesh_copy_curves(insdg_mesh *to, const insdg_mesh *from, const int *o
     for (int f = 0; f < 3; ++f) to->face_curve[3 * e + f] = from->face_curve[3 * (old_elem ? old_elem[e] : e) + f];
 }
 
+int insdg_mesh_inverse_map(const insdg_mesh *m, int e, double x, double y, double tol, double *r, double *s)
+{
+  const int *v = m->EToV + 3 * (size_t)e;
+  const double x0 = m->vx[v[0]], y0 = m->vy[v[0]];
+  const double ax = m->vx[v[1]] - x0, ay = m->vy[v[1]] - y0, bx = m->vx[v[2]] - x0, by = m->vy[v[2]] - y0;
+  const double det = ax * by - ay * bx, size = sqrt(fabs(det));
+  double rr = 2 * ((x - x0) * by - (y - y0) * bx) / det - 1, ss = 2 * (ax * (y - y0) - ay * (x - x0)) / det - 1;
+  int converged = 0;
+  for (int it = 0; it < 50 && !converged; ++it) {
+    double px, py, xr, xs, yr, ys;
+    insdg_mesh_map(m, e, 1, &rr, &ss, &px, &py, &xr, &xs, &yr, &ys);
+    const double J = xr * ys - xs * yr, dx = x - px, dy = y - py;
+    if (!(J > 0)) return 0;
+    const double dr = (ys * dx - xs * dy) / J, ds = (xr * dy - yr * dx) / J;
+    rr += dr, ss += ds;
+    converged = hypot(dx, dy) <= 1e-14 * size && fabs(dr) + fabs(ds) <= 1e-13;
+    if (fabs(rr) > 10 || fabs(ss) > 10) return 0;   /* far outside: not this element */
+  }
+  *r = rr, *s = ss;
+  return converged && rr >= -1 - tol && ss >= -1 - tol && rr + ss <= tol;
+}
+
 /* ---- geometry of degree N -------------------------------------------------------------- */
 
 /* y[i] = sum_j A[i][j] x[j], A rows x cols */

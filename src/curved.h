@@ -67,6 +67,11 @@ void insdg_mesh_copy_curves(insdg_mesh *to, const insdg_mesh *from, const int *o
 insdg_curved *insdg_curved_create(const insdg_mesh *m, const insdg_ref *ref);
 void insdg_curved_destroy(insdg_curved *c);
 
+/* The reference point (r, s) of element e's map that lands on (x, y): Newton from the
+   straight triangle's point. 1 when it converged and (r, s) lies in the closed reference
+   triangle within tol (r, s >= -1 - tol, r + s <= tol), else 0. */
+int insdg_mesh_inverse_map(const insdg_mesh *m, int e, double x, double y, double tol, double *r, double *s);
+
 /* The smallest Jacobian of element e's map over a lattice of sample points (vertices,
    edges, interior; spacing 1/(2q)), its location in *x, *y. */
 double insdg_mesh_min_jacobian(const insdg_mesh *m, int e, double *x, double *y);

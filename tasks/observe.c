@@ -66,16 +66,18 @@ void observe_fields(observer *ob, insdg_ins *ins, double t)
   for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
 }
 
-/* x^T M y for one element's nodal values (M: Np x Np) */
-static double mass_product(const double *M, int Np, const double *x, const double *y)
+/* x^T M_e y for element e's nodal values: M_e = J M, or a curved element's own mass matrix */
+static double mass_product(const insdg_mesh *m, int e, const double *x, const double *y)
 {
+  const int Np = m->ref->Np, k = m->curved ? m->curved->index[e] : -1;
+  const double *M = k < 0 ? m->ref->M : m->curved->M + (size_t)k * Np * Np;
   double s = 0;
   for (int i = 0; i < Np; ++i) {
     double mi = 0;
     for (int j = 0; j < Np; ++j) mi += M[i * Np + j] * y[j];
     s += x[i] * mi;
   }
-  return s;
+  return k < 0 ? m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J] * s : s;
 }
 
 void observe_remember(observer *ob)
@@ -93,8 +95,8 @@ static double element_change(const observer *ob, int le)
   double du[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2], dv[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
   for (int i = 0; i < r->Np; ++i)
     du[i] = ob->local[F_U][o + i] - ob->prev[0][o + i], dv[i] = ob->local[F_V][o + i] - ob->prev[1][o + i];
-  const double J = ob->m->vgeo[(size_t)(ob->e_begin + le) * INSDG_NVGEO + INSDG_J];
-  return J * (mass_product(r, du, du) + mass_product(r, dv, dv));
+  const int e = ob->e_begin + le;
+  return mass_product(ob->m, e, du, du) + mass_product(ob->m, e, dv, dv);
 }
 
 /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||) from the sums of the squared norms; a flow at rest
@@ -113,13 +115,7 @@ static void element_diagnostics(const observer *ob, int le, double *ke, double *
   const int e = ob->e_begin + le;
   const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
   const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
-  const int k = ob->m->curved ? ob->m->curved->index[e] : -1;
-  if (k < 0)
-    *ke += 0.5 * ob->m->vgeo[e * INSDG_NVGEO + INSDG_J] * (mass_product(r->M, r->Np, u, u) + mass_product(r->M, r->Np, v, v));
-  else {   /* a curved element: its own mass matrix */
-    const double *M = ob->m->curved->M + (size_t)k * r->Np * r->Np;
-    *ke += 0.5 * (mass_product(M, r->Np, u, u) + mass_product(M, r->Np, v, v));
-  }
+  *ke += 0.5 * (mass_product(ob->m, e, u, u) + mass_product(ob->m, e, v, v));
   double speed = 0, inv_h = 0;
   for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
   for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);

@@ -14,8 +14,9 @@
  * products with its local nodal values, and one reduction to rank 0 (the other ranks
  * contribute exact zeros) gives the row.
  *
- * The map from (r, s) is the affine one of the element's three vertices (mesh.h: every
- * element is a straight-sided triangle).
+ * The map from (r, s) is the affine one of the element's three vertices, or on a curved
+ * element (curved.h) its map, inverted by Newton's method; the derivatives then use the
+ * metric of the element's nodal map at the point.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "curved.h"
 #include "run_internal.h"
 
 /* A point counts as inside a triangle when no barycentric coordinate is below -INSIDE_TOL
@@ -60,11 +62,16 @@ static void barycentric(const insdg_mesh *m, int e, double x, double y, double l
   l[0] = 1 - l[1] - l[2];
 }
 
-/* the lowest original element holding (x, y), or -1 */
+/* the lowest original element holding (x, y), or -1; a curved element holds the points
+   its map reaches from the reference triangle (curved.h), not those of its chords */
 static int locate(const insdg_mesh *original, double x, double y)
 {
   for (int e = 0; e < original->K; ++e) {
-    double l[3];
+    double l[3], r, s;
+    if (original->curved && original->curved->index[e] >= 0) {
+      if (insdg_mesh_inverse_map(original, e, x, y, 2 * INSIDE_TOL, &r, &s)) return e;
+      continue;
+    }
     barycentric(original, e, x, y, l);
     if (l[0] >= -INSIDE_TOL && l[1] >= -INSIDE_TOL && l[2] >= -INSIDE_TOL) return e;
   }
@@ -114,9 +121,20 @@ static void basis_at(const insdg_mesh *m, const double *Vinv, probe_point *p)
       const double w = Vinv[(size_t)k * Np + j];
       a += psi[k] * w, ar += psir[k] * w, as += psis[k] * w;
     }
-    p->phi[j] = a;
-    p->phix[j] = g[INSDG_RX] * ar + g[INSDG_SX] * as;
-    p->phiy[j] = g[INSDG_RY] * ar + g[INSDG_SY] * as;
+    p->phi[j] = a, p->phix[j] = ar, p->phiy[j] = as;   /* r, s derivatives until the metric is known */
+  }
+  double rx = g[INSDG_RX], sx = g[INSDG_SX], ry = g[INSDG_RY], sy = g[INSDG_SY];
+  if (m->curved && m->curved->index[p->elem] >= 0) {   /* the metric of the element's nodal map at the point */
+    const double *x = m->x + (size_t)p->elem * Np, *y = m->y + (size_t)p->elem * Np;
+    double xr = 0, xs = 0, yr = 0, ys = 0;
+    for (int j = 0; j < Np; ++j) xr += p->phix[j] * x[j], xs += p->phiy[j] * x[j], yr += p->phix[j] * y[j], ys += p->phiy[j] * y[j];
+    const double J = xr * ys - xs * yr;
+    rx = ys / J, sx = -yr / J, ry = -xs / J, sy = xr / J;
+  }
+  for (int j = 0; j < Np; ++j) {
+    const double ar = p->phix[j], as = p->phiy[j];
+    p->phix[j] = rx * ar + sx * as;
+    p->phiy[j] = ry * ar + sy * as;
   }
   free(psi), free(psir), free(psis);
 }
@@ -147,9 +165,13 @@ probes *probes_create(const setup *s, char *err, size_t errlen)
       break;
     }
     p->elem = new_of[p->orig];
-    double l[3];
-    barycentric(m, p->elem, q->x, q->y, l);   /* reference vertices (-1,-1), (1,-1), (-1,1) */
-    p->r = 2 * l[1] - 1, p->s = 2 * l[2] - 1;
+    if (m->curved && m->curved->index[p->elem] >= 0) {
+      INSDG_CHECK(insdg_mesh_inverse_map(m, p->elem, q->x, q->y, 2 * INSIDE_TOL, &p->r, &p->s));
+    } else {
+      double l[3];
+      barycentric(m, p->elem, q->x, q->y, l);   /* reference vertices (-1,-1), (1,-1), (-1,1) */
+      p->r = 2 * l[1] - 1, p->s = 2 * l[2] - 1;
+    }
     basis_at(m, Vinv, p);
   }
   free(new_of), free(V), free(Vinv);
