@@ -234,7 +234,9 @@ static const struct { const char *name, *units, *long_name; } field_info[] = {
     {"v", "m s-1", "y velocity"},
     {"p", "m2 s-2", "kinematic pressure"},
     {"vorticity", "s-1", "vorticity dv/dx - du/dy (element-local derivatives)"},
+    {"divergence", "s-1", "velocity divergence D u (the DG divergence with its face terms: what max_div_u reports)"},
 };
+enum { NFIELDS = sizeof field_info / sizeof field_info[0] };
 
 int write_fields(const observer *ob, const statistics *st, const char *outdir, int step, double t, char *err,
                  size_t errlen)
@@ -251,12 +253,13 @@ int write_fields(const observer *ob, const statistics *st, const char *outdir, i
   snprintf(title, sizeof title, "insdg run %s, step %d", ob->c->name, step);
   insdg_ugrid *w = NULL;
   int status = insdg_ugrid_create(ob->T->comm, path, ob->m, ob->e_begin, ob->e_end, title, &w, err, errlen);
-  for (int k = 0; k < 4 && !status; ++k)
+  for (int k = 0; k < NFIELDS && !status; ++k)
     status = insdg_ugrid_add_field(w, field_info[k].name, field_info[k].units, field_info[k].long_name, err, errlen);
   for (int k = 0; k < nstats && !status; ++k)
     status = insdg_ugrid_add_field(w, sname[k], sunits[k], slong[k], err, errlen);
-  const double *fields[4 + NSTATS] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT]};
-  for (int k = 0; k < nstats; ++k) fields[4 + k] = sf[k];
+  const double *fields[NFIELDS + NSTATS] = {ob->local[F_U], ob->local[F_V], ob->local[F_P], ob->local[F_VORT],
+                                            ob->local[F_DIV]};
+  for (int k = 0; k < nstats; ++k) fields[NFIELDS + k] = sf[k];
   if (!status) status = insdg_ugrid_write(w, t, fields, err, errlen);
   if (w && insdg_ugrid_close(w, status ? NULL : err, status ? 0 : errlen)) status = 1;
   for (int k = NSTATS / 2; k < NSTATS; ++k) free(sf[k]);

@@ -10,7 +10,8 @@ Checks: summary.json parses, has every documented key, status "completed" (or th
 given, with converged false for "not converged"), steps S, and relative L2 errors below the tolerances; diagnostics.csv has the documented
 header (with fx_/fy_ columns per force boundary, cd_/cl_ with --coefficients) and one row
 per step with increasing step numbers and times; exactly F files fields_NNNNNN.nc, each
-readable by netCDF4 with u, v, p, vorticity on the UGRID mesh and a time equal to its
+readable by netCDF4 with u, v, p, vorticity, divergence on the UGRID mesh (the divergence's
+largest magnitude equal to diagnostics.csv's max_div_u of that step) and a time equal to its
 step's time. With --compare: the same errors and last diagnostics row as another run's,
 to relative tolerance R (decomposition invariance).
 """
@@ -143,7 +144,7 @@ def check_csv(d, args, dt):
     return rows
 
 
-def check_fields(d, args, dt):
+def check_fields(d, args, dt, rows=None):
     files = sorted(glob.glob(os.path.join(d, "fields_*.nc")))
     if len(files) != args.files or glob.glob(os.path.join(d, "*.tmp")):
         fail(f"{len(files)} field files (expected {args.files}), or a .tmp file left: {os.listdir(d)}")
@@ -153,10 +154,16 @@ def check_fields(d, args, dt):
             if nc.variables["mesh2d"].cf_role != "mesh_topology":
                 fail(f"{path}: no UGRID topology")
             n = nc.dimensions["mesh2d_nNodes"].size
-            for name in ("u", "v", "p", "vorticity"):
+            for name in ("u", "v", "p", "vorticity", "divergence"):
                 data = np.asarray(nc.variables[name][:])
                 if data.shape != (1, n) or not np.all(np.isfinite(data)):
                     fail(f"{path}: {name} has shape {data.shape} or is not finite")
+            # the divergence field is what diagnostics.csv's max_div_u is the maximum of
+            if step > 0 and rows is not None:
+                want = float(rows[step - 1][8])
+                got = float(np.max(np.abs(np.asarray(nc.variables["divergence"][:]))))
+                if abs(got - want) > 1e-6 * max(want, 1e-300):   # diagnostics.csv prints 7 digits
+                    fail(f"{path}: max |divergence| {got} but diagnostics.csv's max_div_u at step {step} is {want}")
             t = float(nc.variables["time"][0])
             if abs(t - step * dt) > 1e-9:
                 fail(f"{path}: time {t}, expected {step * dt}")
@@ -214,7 +221,7 @@ def main():
     args = p.parse_args()
     s = check_summary(args.dir, args)
     rows = check_csv(args.dir, args, s["dt"])
-    check_fields(args.dir, args, s["dt"])
+    check_fields(args.dir, args, s["dt"], rows)
     if args.compare:
         compare(s, rows, args)
     if args.trace:
