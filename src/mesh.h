@@ -8,8 +8,9 @@
  * boundary face tagged by a physical line. (Coordinates are checked by the reader:
  * finite, |x| <= 1e15, not all at one point.)
  *
- * Geometry for a reference element (insdg_mesh_set_ref) is stored per element, since
- * triangles are affine:
+ * Geometry for a reference element (insdg_mesh_set_ref) is stored per element, for the
+ * affine map of its three vertices (a curved element, curved.h, has its per-node geometry
+ * in `curved`; its entries here are its straight triangle's, except FSCALE):
  *   vgeo[e][INSDG_NVGEO]        = rx, sx, ry, sy, J       (J = area / 2)
  *   sgeo[e][f][INSDG_NSGEO]     = nx, ny, sJ, sJ/J, tau   (sJ = face length / 2,
  *                                 tau = (N+1)(N+2)/2 max(1/h-, 1/h+), h = area/length,
