@@ -183,7 +183,7 @@ void insdg_curved_sipdg(const insdg_ops *op, const insdg_block *b, const signed 
   for (int e = 0; e < b->K; ++e) {
     const int k = b->cindex[e];
     if (k < 0) continue;
-    const size_t e0 = (size_t)e * Np;
+    const size_t e0 = (size_t)e * Np, f0 = (size_t)e * 3 * Nfp;   /* first node, first face node */
     const double *vg = cvg(c, k), *sg = csg(c, k), *M = c->M + (size_t)k * Np * Np;
     const double *esg = b->sgeo + (size_t)e * 3 * INSDG_NSGEO;
     /* jumps [u], [grad u] at the face nodes (the affine kernel's boundary rules) */
@@ -192,16 +192,16 @@ void insdg_curved_sipdg(const insdg_ops *op, const insdg_block *b, const signed 
       const int code = bc[3 * e + f];
       for (int j = 0; j < Nfp; ++j) {
         const int n = f * Nfp + j;
-        const size_t idM = e0 + fn[n], idP = (size_t)b->mapP[e0 / Np * 3 * Nfp + n];
+        const size_t idM = e0 + fn[n], idP = (size_t)b->mapP[f0 + n];
         const double *s = sg + n * CF_NF;
         if (code == INSDG_BC_INTERIOR) {
           du[n] = EXTV(u, u_halo, idP, KNP) - u[idM];
           dux[n] = EXTV(ux, ux_halo, idP, KNP) - ux[idM];
           duy[n] = EXTV(uy, uy_halo, idP, KNP) - uy[idM];
         } else if (code == INSDG_BC_DIRICHLET) {
-          du[n] = 2.0 * ((g ? g[e0 / Np * 3 * Nfp + n] : 0.0) - u[idM]), dux[n] = 0.0, duy[n] = 0.0;
+          du[n] = 2.0 * ((g ? g[f0 + n] : 0.0) - u[idM]), dux[n] = 0.0, duy[n] = 0.0;
         } else {
-          const double h2 = g ? 2.0 * g[e0 / Np * 3 * Nfp + n] : 0.0;
+          const double h2 = g ? 2.0 * g[f0 + n] : 0.0;
           du[n] = 0.0, dux[n] = -2.0 * ux[idM] + h2 * s[CF_NX], duy[n] = -2.0 * uy[idM] + h2 * s[CF_NY];
         }
       }
