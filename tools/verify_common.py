@@ -243,6 +243,28 @@ def pyplot():
     return plt
 
 
+def run_study(args, stem, fields, run_rows, report):
+    """The flow every study shares: run (run_rows() -> rows) or, with --plot-only, read the
+    rows of an earlier CSV; write the CSV, the markdown table (and the block of args.doc),
+    the plot, and end with the checks. report(rows) -> (table text, failures, plot(png))."""
+    csv_path, md_path, png_path = out_paths(args, stem)
+    t0 = time.time()
+    if args.plot_only:
+        rows = read_csv(args.plot_only)
+    else:
+        rows = run_rows()
+        write_csv(csv_path, rows, fields)
+        print("wrote %s" % os.path.relpath(csv_path, os.getcwd()))
+    text, failures, plot = report(rows)
+    write_text(md_path, text)
+    embed(args, stem, text)
+    if png_path:
+        plot(png_path)
+    if not args.plot_only:
+        print("wall time %.0f s" % (time.time() - t0))
+    finish(failures, args.keep_going)
+
+
 def save_figure(fig, ax, xlabel, ylabel, title, png):
     """Label, grid and legend a study's semilog axes, and write the figure to png."""
     ax.set_xlabel(xlabel)

@@ -21,7 +21,6 @@ import math
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verify_common as vc
@@ -148,23 +147,12 @@ def main():
     args.p_orders, args.p_q, args.h_orders, args.h_layers = list(range(2, 9)), 8, [2, 3, 4], [1, 2, 4]
     if args.quick:
         args.p_orders, args.p_q, args.h_orders, args.h_layers, args.final_time = [2, 3, 4], 4, [3], [1, 2], 0.1
-    csv_path, md_path, png_path = vc.out_paths(args, "couette")
-    t0 = time.time()
-    if args.plot_only:
-        rows = vc.read_csv(args.plot_only)
-    else:
-        rows = run_all(args)
-        vc.write_csv(csv_path, rows, FIELDS)
-    p, orders, rates, failures = analyse(rows, args.min_drop)
-    text = tables(rows, p, orders, rates)
-    vc.write_text(md_path, text)
-    vc.embed(args, "couette", text)
-    if png_path:
-        plot(p, orders, png_path)
-    if not args.plot_only:
-        print("wall time %.0f s" % (time.time() - t0))
-    vc.finish(failures, args.keep_going)
 
+    def report(rows):
+        p, orders, rates, failures = analyse(rows, args.min_drop)
+        return tables(rows, p, orders, rates), failures, lambda png: plot(p, orders, png)
+
+    vc.run_study(args, "couette", FIELDS, lambda: run_all(args), report)
 
 if __name__ == "__main__":
     main()

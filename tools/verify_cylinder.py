@@ -27,7 +27,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verify_common as vc
@@ -164,24 +163,16 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="take the runs already in WORKDIR instead of running them")
     args = ap.parse_args()
     dts = [float(d) for d in args.dts.split(",")]
-    csv_path, md_path, png_path = vc.out_paths(args, "dfg_cylinder")
-    t0 = time.time()
-    if args.plot_only:
-        rows = vc.read_csv(args.plot_only)
-    else:
-        rows = [run_one(args, "curved", int(n), dt) for n in args.orders.split(",") for dt in dts]
-        rows += [run_one(args, "straight", int(n), dts[0]) for n in args.straight_orders.split(",") if n]
-        vc.write_csv(csv_path, rows, FIELDS)
-    ext, err, st, failures = analyse(rows, args.min_drop)
-    text = tables(rows, ext, err, st)
-    vc.write_text(md_path, text)
-    vc.embed(args, "dfg_cylinder", text)
-    if png_path:
-        plot(ext, err, st, png_path)
-    if not args.plot_only:
-        print("wall time %.0f s" % (time.time() - t0))
-    vc.finish(failures, args.keep_going)
 
+    def run_rows():
+        rows = [run_one(args, "curved", int(n), dt) for n in args.orders.split(",") for dt in dts]
+        return rows + [run_one(args, "straight", int(n), dts[0]) for n in args.straight_orders.split(",") if n]
+
+    def report(rows):
+        ext, err, st, failures = analyse(rows, args.min_drop)
+        return tables(rows, ext, err, st), failures, lambda png: plot(ext, err, st, png)
+
+    vc.run_study(args, "dfg_cylinder", FIELDS, run_rows, report)
 
 if __name__ == "__main__":
     main()

@@ -18,7 +18,6 @@ is above FLOOR_FACTOR times the floor, and the mean decay rate over that range
 import math
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verify_common as vc
@@ -162,25 +161,14 @@ def main():
             args.floor_order = 0
     if args.floor_order is None:
         args.floor_order = max(parse_list(args.orders))
-    csv_path, md_path, png_path = vc.out_paths(args, "kovasznay")
-    t0 = time.time()
-    if args.plot_only:
-        rows = vc.read_csv(args.plot_only)
-    else:
-        rows = run_all(args)
-        vc.write_csv(csv_path, rows, FIELDS)
-        print("wrote %s" % os.path.relpath(csv_path, os.getcwd()))
-    sweep, floor_rows, floor, drops, above, slope, failures = analyse(rows)
-    check(args.min_drop, drops, above, slope, failures)
-    text = tables(sweep, floor_rows, floor, drops, above, slope)
-    vc.write_text(md_path, text)
-    vc.embed(args, "kovasznay", text)
-    if png_path:
-        plot(sweep, floor, above, slope, png_path)
-    if not args.plot_only:
-        print("wall time %.0f s" % (time.time() - t0))
-    vc.finish(failures, args.keep_going)
 
+    def report(rows):
+        sweep, floor_rows, floor, drops, above, slope, failures = analyse(rows)
+        check(args.min_drop, drops, above, slope, failures)
+        return (tables(sweep, floor_rows, floor, drops, above, slope), failures,
+                lambda png: plot(sweep, floor, above, slope, png))
+
+    vc.run_study(args, "kovasznay", FIELDS, lambda: run_all(args), report)
 
 if __name__ == "__main__":
     main()
