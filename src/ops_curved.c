@@ -74,6 +74,15 @@ static double jump2(int code, double uM, double uP, const double *g, size_t gi)
   return 0.0;
 }
 
+/* out[0..Np) += M_J^{-1} w for curved element k: a weak surface term made strong */
+static void add_inverse_mass(const insdg_curved *c, int k, const double *w, double *out)
+{
+  const int Np = c->Np;
+  double a[MAXP];
+  mv(c->invM + (size_t)k * Np * Np, Np, Np, w, a);
+  for (int i = 0; i < Np; ++i) out[i] += a[i];
+}
+
 static const double *cvg(const insdg_curved *c, int k) { return c->vgeo + (size_t)k * c->Np * CV_NV; }
 static const double *csg(const insdg_curved *c, int k) { return c->sgeo + (size_t)k * 3 * c->Nfp * CF_NF; }
 
@@ -122,10 +131,7 @@ void insdg_curved_gradient_surface(const insdg_ops *op, const insdg_block *b, co
       }
       face_mass_acc(c, fn, f, zx, wx), face_mass_acc(c, fn, f, zy, wy);
     }
-    const double *invM = c->invM + (size_t)k * Np * Np;
-    double ax[MAXP], ay[MAXP];
-    mv(invM, Np, Np, wx, ax), mv(invM, Np, Np, wy, ay);
-    for (int i = 0; i < Np; ++i) px[(size_t)e * Np + i] += ax[i], py[(size_t)e * Np + i] += ay[i];
+    add_inverse_mass(c, k, wx, px + (size_t)e * Np), add_inverse_mass(c, k, wy, py + (size_t)e * Np);
   }
 }
 
@@ -166,9 +172,7 @@ void insdg_curved_divergence_surface(const insdg_ops *op, const insdg_block *b, 
       }
       face_mass_acc(c, fn, f, z, w);
     }
-    double a[MAXP];
-    mv(c->invM + (size_t)k * Np * Np, Np, Np, w, a);
-    for (int i = 0; i < Np; ++i) divu[(size_t)e * Np + i] += a[i];
+    add_inverse_mass(c, k, w, divu + (size_t)e * Np);
   }
 }
 
@@ -332,9 +336,6 @@ void insdg_curved_adv_surface(const insdg_ops *op, const insdg_block *b, const s
         for (int j = 0; j < Nfp; ++j) wu[fn[f * Nfp + j]] += FI[q * Nfp + j] * fu, wv[fn[f * Nfp + j]] += FI[q * Nfp + j] * fv;
       }
     }
-    double au[MAXP], av[MAXP];
-    const double *invM = c->invM + (size_t)k * Np * Np;
-    mv(invM, Np, Np, wu, au), mv(invM, Np, Np, wv, av);
-    for (int i = 0; i < Np; ++i) Nu[e0 + i] += au[i], Nv[e0 + i] += av[i];
+    add_inverse_mass(c, k, wu, Nu + e0), add_inverse_mass(c, k, wv, Nv + e0);
   }
 }

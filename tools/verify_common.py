@@ -272,6 +272,10 @@ def save_figure(fig, ax, xlabel, ylabel, title, png):
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    write_figure(fig, png)
+
+
+def write_figure(fig, png):
     fig.tight_layout()
     os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
     fig.savefig(png, dpi=110)

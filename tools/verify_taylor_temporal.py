@@ -238,10 +238,7 @@ def plot(rows, subs, orders, largest, png):
         ax.set_title("largest stable dt, T = %s" % next(r["final_time"] for r in rows if r["study"] == "stability"))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
-    fig.savefig(png, dpi=110)
-    print("wrote %s" % os.path.relpath(png, os.getcwd()))
+    vc.write_figure(fig, png)
 
 
 def main():
