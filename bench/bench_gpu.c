@@ -237,10 +237,10 @@ static int run_kernel(void *ctx)
     case K_SIPDG:
       return insdg_gpu_sipdg(&b->R, &b->B, b->v, b->bc, b->g, 1.0, f[0], f[1], f[2], NULL, NULL, NULL, f[4], NULL);
     case K_ADV_VOLUME: return insdg_gpu_adv_volume(&b->R, &b->B, b->v, f[0], f[1], f[2], f[3], f[4], f[5], NULL);
-    case K_ADV_SURFACE: return insdg_gpu_adv_surface(&b->R, &b->B, b->v, b->bc, 1.0, &U, &Ut, f[4], f[5], NULL);
-    case K_GRADIENT_SURFACE: return insdg_gpu_gradient_surface(&b->R, &b->B, b->bc, b->g, f[0], NULL, f[4], f[5], NULL);
+    case K_ADV_SURFACE: return insdg_gpu_adv_surface(&b->R, &b->B, b->v, b->bc, 1.0, &U, &Ut, f[4], f[5], NULL, NULL);
+    case K_GRADIENT_SURFACE: return insdg_gpu_gradient_surface(&b->R, &b->B, b->bc, b->g, f[0], NULL, f[4], f[5], NULL, NULL);
     case K_DIVERGENCE_VOLUME: return insdg_gpu_divergence_volume(&b->R, &b->B, f[0], f[1], f[4], NULL);
-    case K_DIVERGENCE_SURFACE: return insdg_gpu_divergence_surface(&b->R, &b->B, b->bc, &U, f[4], NULL);
+    case K_DIVERGENCE_SURFACE: return insdg_gpu_divergence_surface(&b->R, &b->B, b->bc, &U, f[4], NULL, NULL);
     case K_MASS: return insdg_gpu_mass(&b->R, &b->B, 0.5, f[0], f[4], NULL);
     case K_INVERSE_MASS: return insdg_gpu_inverse_mass(&b->R, &b->B, f[0], f[4], NULL);
     case K_PROLONG: return insdg_gpu_pmg_prolong(b->N, b->Nc, b->K, b->P, f[6], f[4], NULL);

@@ -259,18 +259,25 @@ int launch_info_adv_surface(int N, int version, insdg_gpu_launch *out)
 
 using namespace insdg_gpu;
 
-extern "C" int insdg_gpu_adv_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version,
-                                     const signed char *bc, double lambda_factor, const insdg_gpu_vec_in *Ubar,
-                                     const insdg_gpu_vec_in *Ut, double *Nu, double *Nv, void *stream)
+namespace {
+
+int adv_surface_args(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version, const signed char *bc,
+                     const insdg_gpu_vec_in *Ubar, const insdg_gpu_vec_in *Ut, const double *Nu, const double *Nv)
 {
-    int rc = check_element_args(R, B);
+    const int rc = check_element_args(R, B);
     if (rc != INSDG_GPU_OK) return rc;
-    const int v = resolve_version(version);
-    if (v < 0) return INSDG_GPU_EBADVERSION;
-    if (B->K == 0) return INSDG_GPU_OK;
-    if (!R->face_interp || !R->cub_LIFTT || !R->face_nodes || !bc || !Nu || !Nv || !vec_ok(Ubar, B->nhalo) ||
-        !vec_ok(Ut, B->nhalo))
+    if (resolve_version(version) < 0) return INSDG_GPU_EBADVERSION;
+    if (B->K > 0 && (!R->face_interp || !R->cub_LIFTT || !R->face_nodes || !bc || !Nu || !Nv ||
+                     !vec_ok(Ubar, B->nhalo) || !vec_ok(Ut, B->nhalo)))
         return INSDG_GPU_EBADARG;
+    return INSDG_GPU_OK;
+}
+
+int adv_surface_affine(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version, const signed char *bc,
+                       double lambda_factor, const insdg_gpu_vec_in *Ubar, const insdg_gpu_vec_in *Ut, double *Nu,
+                       double *Nv, gpuStream_t s)
+{
+    const int v = resolve_version(version);
     const SasArgs a = {B->K,
                        lambda_factor,
                        B->sgeo,
@@ -284,26 +291,62 @@ extern "C" int insdg_gpu_adv_surface(const insdg_gpu_ref *R, const insdg_gpu_blo
                        {Ubar->gu, Ubar->gv, Ut->gu, Ut->gv},
                        Nu,
                        Nv};
-    gpuStream_t s = (gpuStream_t)stream;
     return dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, a, s); });
+}
+
+CurvedArgs adv_curved(int op, const signed char *bc, double lambda_factor, const insdg_gpu_vec_in *Ubar,
+                      const insdg_gpu_vec_in *Ut, double *Nu, double *Nv)
+{
+    return CurvedArgs{op,
+                      0,
+                      bc,
+                      lambda_factor,
+                      {Ubar->u, Ubar->v, Ut->u, Ut->v},
+                      {Ubar->u_halo, Ubar->v_halo, Ut->u_halo, Ut->v_halo},
+                      {Ubar->gu, Ubar->gv, Ut->gu, Ut->gv},
+                      {Nu, Nv},
+                      nullptr};
+}
+
+// volume then surface (default versions), then the curved elements' whole operator over
+// what the affine kernels left there
+int advection_both(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc, double lambda_factor,
+                   const insdg_gpu_vec_in *Ubar, const insdg_gpu_vec_in *Ut, double *Nu, double *Nv, void *stream)
+{
+    if (!Ubar || !Ut) return INSDG_GPU_EBADARG;
+    const int v = INSDG_GPU_VERSION_DEFAULT;
+    int rc = insdg_gpu_adv_volume(R, B, v, Ubar->u, Ubar->v, Ut->u, Ut->v, Nu, Nv, stream);
+    if (rc == INSDG_GPU_OK) rc = adv_surface_args(R, B, v, bc, Ubar, Ut, Nu, Nv);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
+    gpuStream_t s = (gpuStream_t)stream;
+    rc = adv_surface_affine(R, B, v, bc, lambda_factor, Ubar, Ut, Nu, Nv, s);
+    return rc == INSDG_GPU_OK ? curved_launch(B, adv_curved(CURVED_ADVECTION, bc, lambda_factor, Ubar, Ut, Nu, Nv), s)
+                              : rc;
+}
+
+} // namespace
+
+extern "C" int insdg_gpu_adv_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version,
+                                     const signed char *bc, double lambda_factor, const insdg_gpu_vec_in *Ubar,
+                                     const insdg_gpu_vec_in *Ut, double *Nu, double *Nv, double *curved_work,
+                                     void *stream)
+{
+    const int rc = adv_surface_args(R, B, version, bc, Ubar, Ut, Nu, Nv);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
+    gpuStream_t s = (gpuStream_t)stream;
+    return curved_surface(B, adv_curved(CURVED_ADV_SURFACE, bc, lambda_factor, Ubar, Ut, Nu, Nv), curved_work, s,
+                          [&] { return adv_surface_affine(R, B, version, bc, lambda_factor, Ubar, Ut, Nu, Nv, s); });
 }
 
 extern "C" int insdg_gpu_advection(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                                    const insdg_gpu_vec_in *U, double *Nu, double *Nv, void *stream)
 {
-    if (!U) return INSDG_GPU_EBADARG;
-    const int rc = insdg_gpu_adv_volume(R, B, INSDG_GPU_VERSION_DEFAULT, U->u, U->v, U->u, U->v, Nu, Nv, stream);
-    if (rc != INSDG_GPU_OK) return rc;
-    return insdg_gpu_adv_surface(R, B, INSDG_GPU_VERSION_DEFAULT, bc, 2.0, U, U, Nu, Nv, stream);
+    return advection_both(R, B, bc, 2.0, U, U, Nu, Nv, stream);
 }
 
 extern "C" int insdg_gpu_subcycle(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                                   const insdg_gpu_vec_in *Ubar, const insdg_gpu_vec_in *Ut, double *Nu, double *Nv,
                                   void *stream)
 {
-    if (!Ubar || !Ut) return INSDG_GPU_EBADARG;
-    const int rc =
-        insdg_gpu_adv_volume(R, B, INSDG_GPU_VERSION_DEFAULT, Ubar->u, Ubar->v, Ut->u, Ut->v, Nu, Nv, stream);
-    if (rc != INSDG_GPU_OK) return rc;
-    return insdg_gpu_adv_surface(R, B, INSDG_GPU_VERSION_DEFAULT, bc, 1.0, Ubar, Ut, Nu, Nv, stream);
+    return advection_both(R, B, bc, 1.0, Ubar, Ut, Nu, Nv, stream);
 }

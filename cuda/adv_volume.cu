@@ -286,5 +286,7 @@ extern "C" int insdg_gpu_adv_volume(const insdg_gpu_ref *R, const insdg_gpu_bloc
         return INSDG_GPU_EBADARG;
     const SavArgs a = {B->K, B->vgeo, R->cub_interpT, R->cub_PrT, R->cub_PsT, ub, vb, ut, vt, Nu, Nv};
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, a, s); });
+    rc = dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, a, s); });
+    CurvedArgs c = {CURVED_ADV_VOLUME, 0, nullptr, 0.0, {ub, vb, ut, vt}, {}, {}, {Nu, Nv}, nullptr};
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }

@@ -150,6 +150,45 @@ inline void set_launch(insdg_gpu_launch *out, int threads, int epb, int ept, siz
     out->shared_bytes = (int)shared;
 }
 
+// ---- curved elements (cuda/curved.cu): one thread per curved element of a block ----------
+enum CurvedOp {
+    CURVED_SAVE,   // work = the curved elements' out[0], out[1] (before an affine surface kernel)
+    CURVED_LOCAL_GRADIENT, CURVED_GRADIENT, CURVED_GRADIENT_SURFACE,
+    CURVED_DIVERGENCE_VOLUME, CURVED_DIVERGENCE, CURVED_DIVERGENCE_SURFACE,
+    CURVED_SIPDG,
+    CURVED_ADV_VOLUME, CURVED_ADVECTION, CURVED_ADV_SURFACE,
+    CURVED_MASS, CURVED_INVERSE_MASS
+};
+struct CurvedArgs {
+    int op;
+    int restore;            // a surface operator: out = work (saved) + the curved surface term
+    const signed char *bc;
+    double scalar;          // lambda (SIPDG), the dissipation factor (advection), alpha (mass)
+    const double *in[4], *halo[4], *g[4];   // as the operator's CPU arguments, the pairs as (in[0], in[1]), (in[2], in[3])
+    double *out[2];
+    double *work;           // 2 n Np doubles (insdg_gpu_curved_work_doubles)
+};
+// The curved kernel of a.op on B's curved elements (nothing when B has none).
+int curved_launch(const insdg_gpu_block *B, CurvedArgs a, gpuStream_t s);
+// A surface operator that adds to out[0], out[1]: save the curved elements' outputs,
+// run the affine kernel (affine()), then out = saved + the curved term.
+template <class F>
+int curved_surface(const insdg_gpu_block *B, CurvedArgs a, double *work, gpuStream_t s, F &&affine)
+{
+    if (!B->curved) return affine();
+    if (!work) return INSDG_GPU_EBADARG;
+    CurvedArgs save = a;
+    save.op = CURVED_SAVE, save.work = work;
+    int rc = curved_launch(B, save, s);
+    if (rc == INSDG_GPU_OK) rc = affine();
+    a.work = work, a.restore = 1;
+    return rc == INSDG_GPU_OK ? curved_launch(B, a, s) : rc;
+}
+// The device copy of block b's curved elements (NULL when it has none), its face map and
+// affine face factors those of the block's device copy; and its release.
+int curved_upload(const struct insdg_block *b, const double *d_sgeo, const int *d_mapP, insdg_gpu_curved **out);
+void curved_free(insdg_gpu_curved *cv);
+
 // Launch information of each kernel family (defined beside the kernels).
 int launch_info_local_gradient(int N, int version, insdg_gpu_launch *out);
 int launch_info_sipdg(int N, int version, insdg_gpu_launch *out);

@@ -351,6 +351,10 @@ int insdg_gpu_block_create(const struct insdg_block *b, insdg_gpu_block *out)
     int rc = upload(&out->vgeo, b->vgeo, K * INSDG_NVGEO);
     if (rc == INSDG_GPU_OK) rc = upload(&out->sgeo, b->sgeo, K * 3 * INSDG_NSGEO);
     if (rc == INSDG_GPU_OK) rc = upload(&out->mapP, (const int *)b->mapP, K * 3 * (size_t)b->Nfp);
+    if (rc == INSDG_GPU_OK) {
+        rc = insdg_gpu::curved_upload(b, out->sgeo, out->mapP, &out->curved);
+        if (rc != INSDG_GPU_OK) fail(gpuGetLastError(), "curved geometry upload");
+    }
     if (rc != INSDG_GPU_OK) insdg_gpu_block_destroy(out);
     return rc;
 }
@@ -361,8 +365,10 @@ void insdg_gpu_block_destroy(insdg_gpu_block *b)
     (void)gpuFree(b->vgeo);
     (void)gpuFree(b->sgeo);
     (void)gpuFree(b->mapP);
+    insdg_gpu::curved_free(b->curved);
     b->vgeo = b->sgeo = nullptr;
     b->mapP = nullptr;
+    b->curved = nullptr;
 }
 
 int insdg_gpu_launch_info(int kernel, int N, int version, insdg_gpu_launch *out)

@@ -291,27 +291,82 @@ int launch_info_grad_div(int kernel, int N, insdg_gpu_launch *out)
 
 using namespace insdg_gpu;
 
-extern "C" int insdg_gpu_gradient_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
-                                          const double *g, const double *p, const double *p_halo, double *px,
-                                          double *py, void *stream)
+namespace {
+
+int gradient_surface_affine(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc, const double *g,
+                            const double *p, const double *p_halo, double *px, double *py, gpuStream_t s)
 {
-    int rc = check_element_args(R, B);
-    if (rc != INSDG_GPU_OK) return rc;
-    if (B->K == 0) return INSDG_GPU_OK;
-    if (!R->LIFTT || !R->face_nodes || !bc || !p || !px || !py || !halo_ok(B, p_halo)) return INSDG_GPU_EBADARG;
-    gpuStream_t s = (gpuStream_t)stream;
     return dispatch_n(R->N, [&](auto n) {
         return launch_gradient_surface<decltype(n)::value>(R, B, bc, g, p, p_halo, px, py, s);
     });
 }
 
+int divergence_surface_affine(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
+                              const insdg_gpu_vec_in *U, double *divu, gpuStream_t s)
+{
+    return dispatch_n(R->N, [&](auto n) {
+        return launch_divergence_surface<decltype(n)::value>(R, B, bc, U, divu, s);
+    });
+}
+
+int gradient_surface_args(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc, const double *p,
+                          const double *p_halo, const double *px, const double *py)
+{
+    const int rc = check_element_args(R, B);
+    if (rc != INSDG_GPU_OK) return rc;
+    if (B->K > 0 && (!R->LIFTT || !R->face_nodes || !bc || !p || !px || !py || !halo_ok(B, p_halo)))
+        return INSDG_GPU_EBADARG;
+    return INSDG_GPU_OK;
+}
+
+int divergence_surface_args(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
+                            const insdg_gpu_vec_in *U, const double *divu)
+{
+    const int rc = check_element_args(R, B);
+    if (rc != INSDG_GPU_OK) return rc;
+    if (!U) return INSDG_GPU_EBADARG;
+    if (B->K > 0 && (!R->LIFTT || !R->face_nodes || !bc || !U->u || !U->v || !divu || !halo_ok(B, U->u_halo) ||
+                     !halo_ok(B, U->v_halo)))
+        return INSDG_GPU_EBADARG;
+    return INSDG_GPU_OK;
+}
+
+CurvedArgs gradient_curved(int op, const signed char *bc, const double *g, const double *p, const double *p_halo,
+                           double *px, double *py)
+{
+    return CurvedArgs{op, 0, bc, 0.0, {p}, {p_halo}, {g}, {px, py}, nullptr};
+}
+
+CurvedArgs divergence_curved(int op, const signed char *bc, const insdg_gpu_vec_in *U, double *divu)
+{
+    return CurvedArgs{op, 0, bc, 0.0, {U->u, U->v}, {U->u_halo, U->v_halo}, {U->gu, U->gv}, {divu}, nullptr};
+}
+
+} // namespace
+
+extern "C" int insdg_gpu_gradient_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
+                                          const double *g, const double *p, const double *p_halo, double *px,
+                                          double *py, double *curved_work, void *stream)
+{
+    const int rc = gradient_surface_args(R, B, bc, p, p_halo, px, py);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
+    gpuStream_t s = (gpuStream_t)stream;
+    return curved_surface(B, gradient_curved(CURVED_GRADIENT_SURFACE, bc, g, p, p_halo, px, py), curved_work, s,
+                          [&] { return gradient_surface_affine(R, B, bc, g, p, p_halo, px, py, s); });
+}
+
+// The composites: volume then surface, then the curved elements' whole operator over
+// what the affine kernels left there (no work array needed).
 extern "C" int insdg_gpu_gradient(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                                   const double *g, const double *p, const double *p_halo, double *px, double *py,
                                   void *stream)
 {
-    const int rc = insdg_gpu_local_gradient(R, B, INSDG_GPU_VERSION_DEFAULT, p, px, py, stream);
-    if (rc != INSDG_GPU_OK) return rc;
-    return insdg_gpu_gradient_surface(R, B, bc, g, p, p_halo, px, py, stream);
+    int rc = insdg_gpu_local_gradient(R, B, INSDG_GPU_VERSION_DEFAULT, p, px, py, stream);
+    if (rc == INSDG_GPU_OK) rc = gradient_surface_args(R, B, bc, p, p_halo, px, py);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
+    gpuStream_t s = (gpuStream_t)stream;
+    rc = gradient_surface_affine(R, B, bc, g, p, p_halo, px, py, s);
+    return rc == INSDG_GPU_OK ? curved_launch(B, gradient_curved(CURVED_GRADIENT, bc, g, p, p_halo, px, py), s) : rc;
 }
 
 extern "C" int insdg_gpu_divergence_volume(const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u,
@@ -322,32 +377,32 @@ extern "C" int insdg_gpu_divergence_volume(const insdg_gpu_ref *R, const insdg_g
     if (B->K == 0) return INSDG_GPU_OK;
     if (!R->DrT || !R->DsT || !u || !v || !divu) return INSDG_GPU_EBADARG;
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) {
+    rc = dispatch_n(R->N, [&](auto n) {
         return launch_divergence_volume<decltype(n)::value>(R, B, u, v, divu, s);
     });
+    CurvedArgs c = {CURVED_DIVERGENCE_VOLUME, 0, nullptr, 0.0, {u, v}, {}, {}, {divu}, nullptr};
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }
 
 extern "C" int insdg_gpu_divergence_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B,
                                             const signed char *bc, const insdg_gpu_vec_in *U, double *divu,
-                                            void *stream)
+                                            double *curved_work, void *stream)
 {
-    int rc = check_element_args(R, B);
-    if (rc != INSDG_GPU_OK) return rc;
-    if (B->K == 0) return INSDG_GPU_OK;
-    if (!R->LIFTT || !R->face_nodes || !bc || !U || !U->u || !U->v || !divu || !halo_ok(B, U->u_halo) ||
-        !halo_ok(B, U->v_halo))
-        return INSDG_GPU_EBADARG;
+    const int rc = divergence_surface_args(R, B, bc, U, divu);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) {
-        return launch_divergence_surface<decltype(n)::value>(R, B, bc, U, divu, s);
-    });
+    return curved_surface(B, divergence_curved(CURVED_DIVERGENCE_SURFACE, bc, U, divu), curved_work, s,
+                          [&] { return divergence_surface_affine(R, B, bc, U, divu, s); });
 }
 
 extern "C" int insdg_gpu_divergence(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                                     const insdg_gpu_vec_in *U, double *divu, void *stream)
 {
     if (!U) return INSDG_GPU_EBADARG;
-    const int rc = insdg_gpu_divergence_volume(R, B, U->u, U->v, divu, stream);
-    if (rc != INSDG_GPU_OK) return rc;
-    return insdg_gpu_divergence_surface(R, B, bc, U, divu, stream);
+    int rc = insdg_gpu_divergence_volume(R, B, U->u, U->v, divu, stream);
+    if (rc == INSDG_GPU_OK) rc = divergence_surface_args(R, B, bc, U, divu);
+    if (rc != INSDG_GPU_OK || B->K == 0) return rc;
+    gpuStream_t s = (gpuStream_t)stream;
+    rc = divergence_surface_affine(R, B, bc, U, divu, s);
+    return rc == INSDG_GPU_OK ? curved_launch(B, divergence_curved(CURVED_DIVERGENCE, bc, U, divu), s) : rc;
 }

@@ -119,12 +119,23 @@ int insdg_gpu_ref_create(const struct insdg_ref *ref, insdg_gpu_ref *out);
 void insdg_gpu_ref_destroy(insdg_gpu_ref *r);
 
 /* A block's geometry and face map on the device. */
+struct insdg_gpu_curved;   /* cuda/curved.cu */
 typedef struct {
   int K, N, Np, Nfp, nhalo;
   double *vgeo;   /* [K][5] */
   double *sgeo;   /* [K][3][5] */
   int *mapP;      /* [K][3Nfp] block-local: < K*Np inside, else halo slot + K*Np */
+  /* The block's curved elements (src/curved.h) and their geometry, NULL when it has none.
+     Every element operator below handles them as the CPU does (src/ops_cpu.c): after the
+     affine kernel, one thread per curved element runs src/curved_elem.inc, the CPU's own
+     element code. */
+  struct insdg_gpu_curved *curved;
 } insdg_gpu_block;
+
+/* Doubles of device work the surface operators need on B (2 x curved elements x Np; 0
+   without curved elements): they keep the curved elements' outputs across the affine
+   kernel there. */
+size_t insdg_gpu_curved_work_doubles(const insdg_gpu_block *B);
 
 int insdg_gpu_block_create(const struct insdg_block *b, insdg_gpu_block *out);
 void insdg_gpu_block_destroy(insdg_gpu_block *b);
@@ -142,10 +153,12 @@ typedef struct {
 /* ux, uy = local gradient of u (versions 0..3). */
 int insdg_gpu_local_gradient(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version, const double *u,
                              double *ux, double *uy, void *stream);
-/* px, py += lift of the central-flux jumps of p (insdg_op_gradient_surface). */
+/* px, py += lift of the central-flux jumps of p (insdg_op_gradient_surface). The three
+   surface operators take curved_work: device scratch of insdg_gpu_curved_work_doubles(B)
+   doubles (NULL allowed when that is 0), which must not be in use by another stream. */
 int insdg_gpu_gradient_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                                const double *g, const double *p, const double *p_halo, double *px, double *py,
-                               void *stream);
+                               double *curved_work, void *stream);
 /* G p = local gradient (default version) then gradient_surface. */
 int insdg_gpu_gradient(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc, const double *g,
                        const double *p, const double *p_halo, double *px, double *py, void *stream);
@@ -154,7 +167,7 @@ int insdg_gpu_divergence_volume(const insdg_gpu_ref *R, const insdg_gpu_block *B
                                 double *divu, void *stream);
 /* divu += surface part of D u. */
 int insdg_gpu_divergence_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
-                                 const insdg_gpu_vec_in *U, double *divu, void *stream);
+                                 const insdg_gpu_vec_in *U, double *divu, double *curved_work, void *stream);
 int insdg_gpu_divergence(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,
                          const insdg_gpu_vec_in *U, double *divu, void *stream);
 /* Au = SIPDG (insdg_op_sipdg_data; g NULL: insdg_op_sipdg), versions 0..3; ux, uy must
@@ -170,7 +183,7 @@ int insdg_gpu_adv_volume(const insdg_gpu_ref *R, const insdg_gpu_block *B, int v
    max(|n.Ubar-|, |n.Ubar+|). */
 int insdg_gpu_adv_surface(const insdg_gpu_ref *R, const insdg_gpu_block *B, int version, const signed char *bc,
                           double lambda_factor, const insdg_gpu_vec_in *Ubar, const insdg_gpu_vec_in *Ut,
-                          double *Nu, double *Nv, void *stream);
+                          double *Nu, double *Nv, double *curved_work, void *stream);
 /* N(U) (lambda factor 2) and Ntilde(Ubar, Ut) (lambda factor 1): volume then surface,
    default versions. */
 int insdg_gpu_advection(const insdg_gpu_ref *R, const insdg_gpu_block *B, const signed char *bc,

@@ -171,5 +171,8 @@ extern "C" int insdg_gpu_local_gradient(const insdg_gpu_ref *R, const insdg_gpu_
     if (B->K == 0) return INSDG_GPU_OK;
     if (!R->DrT || !R->DsT || !u || !ux || !uy) return INSDG_GPU_EBADARG;
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, R, B, u, ux, uy, s); });
+    rc = dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, R, B, u, ux, uy, s); });
+    CurvedArgs c{};
+    c.op = CURVED_LOCAL_GRADIENT, c.in[0] = u, c.out[0] = ux, c.out[1] = uy;
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }

@@ -215,7 +215,9 @@ extern "C" int insdg_gpu_inverse_mass(const insdg_gpu_ref *R, const insdg_gpu_bl
     if (B->K == 0) return INSDG_GPU_OK;
     if (!R->invMT || !r || !z) return INSDG_GPU_EBADARG;
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) { return launch_mass<decltype(n)::value, true>(R, B, 0.0, r, z, s); });
+    rc = dispatch_n(R->N, [&](auto n) { return launch_mass<decltype(n)::value, true>(R, B, 0.0, r, z, s); });
+    CurvedArgs c = {CURVED_INVERSE_MASS, 0, nullptr, 0.0, {r}, {}, {}, {z}, nullptr};
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }
 
 extern "C" int insdg_gpu_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, const double *r,
@@ -226,7 +228,9 @@ extern "C" int insdg_gpu_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, 
     if (B->K == 0) return INSDG_GPU_OK;
     if (!R->MT || !r || !z) return INSDG_GPU_EBADARG;
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) { return launch_mass<decltype(n)::value, false>(R, B, alpha, r, z, s); });
+    rc = dispatch_n(R->N, [&](auto n) { return launch_mass<decltype(n)::value, false>(R, B, alpha, r, z, s); });
+    CurvedArgs c = {CURVED_MASS, 0, nullptr, alpha, {r}, {}, {}, {z}, nullptr};
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }
 
 extern "C" int insdg_gpu_pmg_prolong(int Nf, int Nc, int K, const double *P, const double *coarse, double *fine,

@@ -352,5 +352,7 @@ extern "C" int insdg_gpu_sipdg(const insdg_gpu_ref *R, const insdg_gpu_block *B,
                          R->M,   bc,     g,       u,       ux,      uy,            u_halo, ux_halo, uy_halo,
                          Au};
     gpuStream_t s = (gpuStream_t)stream;
-    return dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, a, s); });
+    rc = dispatch_n(R->N, [&](auto n) { return launch<decltype(n)::value>(v, a, s); });
+    CurvedArgs c = {CURVED_SIPDG, 0, bc, lambda, {u, ux, uy}, {u_halo, ux_halo, uy_halo}, {g}, {Au}, nullptr};
+    return rc == INSDG_GPU_OK ? curved_launch(B, c, s) : rc;
 }

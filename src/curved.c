@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block.h"
+#include "curved_kernels.h"
 #include "error.h"
 
 /* ---- curves ------------------------------------------------------------------------- */
@@ -211,7 +213,7 @@ insdg_curved *insdg_curved_create(const insdg_mesh *m, const insdg_ref *ref)
   if (n == 0) return NULL;
   const int Np = ref->Np, Nfp = ref->Nfp, Nc = ref->Ncub, Nfc = ref->Nfcub;
   insdg_curved *c = insdg_calloc(1, sizeof *c);
-  c->n = n, c->Np = Np, c->Nfp = Nfp, c->Ncub = Nc, c->Nfcub = Nfc;
+  c->n = n, c->Np = Np, c->Nfp = Nfp, c->Ncub = Nc, c->Nfcub = Nfc, c->ref = ref;
   c->elem = insdg_malloc(sizeof(int) * (size_t)n);
   c->index = insdg_malloc(sizeof(int) * (size_t)m->K);
   for (int e = 0, k = 0; e < m->K; ++e) {
@@ -321,4 +323,15 @@ void insdg_curved_destroy(insdg_curved *c)
   free(c->elem), free(c->index), free(c->vgeo), free(c->sgeo), free(c->cgeo), free(c->fcgeo);
   free(c->M), free(c->invM), free(c->Mf), free(c->cub_Dr), free(c->cub_Ds);
   free(c);
+}
+
+void insdg_curved_ctx_of_block(const insdg_block *b, insdg_curved_ctx *ctx)
+{
+  const insdg_curved *c = b->curved;
+  const insdg_ref *ref = c->ref;
+  *ctx = (insdg_curved_ctx){.K = b->K, .Np = c->Np, .Nfp = c->Nfp, .Ncub = c->Ncub, .Nfcub = c->Nfcub,
+                            .mapP = b->mapP, .face_nodes = ref->face_nodes, .esgeo = b->sgeo, .Dr = ref->Dr,
+                            .Ds = ref->Ds, .cub_interp = ref->cub_interp, .face_interp = ref->face_interp,
+                            .Mf = c->Mf, .cub_Dr = c->cub_Dr, .cub_Ds = c->cub_Ds, .vgeo = c->vgeo, .sgeo = c->sgeo,
+                            .cgeo = c->cgeo, .fcgeo = c->fcgeo, .M = c->M, .invM = c->invM};
 }

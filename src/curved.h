@@ -40,6 +40,7 @@ typedef struct insdg_curved {
   int *elem;         /* [n] element indices, ascending */
   int *index;        /* [K] position in elem, or -1 */
   int Np, Nfp, Ncub, Nfcub;
+  const insdg_ref *ref;   /* the degree's reference element (borrowed) */
   double *vgeo;      /* [n][Np][CV_NV]   rx, sx, ry, sy, J at the nodes */
   double *sgeo;      /* [n][3 Nfp][CF_NF] nx, ny, sJ at the face nodes */
   double *cgeo;      /* [n][Ncub][CC_NC] w J rx, w J sx, w J ry, w J sy, w J at the cubature points */
@@ -66,6 +67,12 @@ void insdg_mesh_copy_curves(insdg_mesh *to, const insdg_mesh *from, const int *o
    hold the element maps at the nodes. */
 insdg_curved *insdg_curved_create(const insdg_mesh *m, const insdg_ref *ref);
 void insdg_curved_destroy(insdg_curved *c);
+
+struct insdg_block;
+struct insdg_curved_ctx;
+/* The element operators' view (curved_kernels.h) of block b's curved elements, host
+   pointers, k the mesh-wide curved index (b->cindex). */
+void insdg_curved_ctx_of_block(const struct insdg_block *b, struct insdg_curved_ctx *ctx);
 
 /* The reference point (r, s) of element e's map that lands on (x, y): Newton from the
    straight triangle's point. 1 when it converged and (r, s) lies in the closed reference

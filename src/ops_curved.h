@@ -23,5 +23,8 @@ void insdg_curved_adv_volume(const insdg_ops *op, const insdg_block *b, const do
                              const double *ut, const double *vt, double *Nu, double *Nv);
 void insdg_curved_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc, double lambda_factor,
                               const insdg_vec_in *Ub, const insdg_vec_in *Ut, double *Nu, double *Nv);
+/* z = alpha M_J r (inverse 0) or M_J^{-1} r (inverse 1) on the curved elements (overwrite;
+   the mass tasks of tasks/vec_tasks.c) */
+void insdg_curved_mass(const insdg_block *b, int inverse, double alpha, const double *r, double *z);
 
 #endif

@@ -95,7 +95,8 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
 #ifdef INSDG_STARPU_GPU
 /* block_op on the GPU: the same buffers; the pair halos are gathered into scratch slot 0
    on the stream, the boundary data (host, per step) uploaded into slot 1, and the kernel
-   of insdg_gpu.h that matches the CPU operator runs (default versions). */
+   of insdg_gpu.h that matches the CPU operator runs (default versions; curved elements
+   included, slot 2 their surface operators' work). */
 static void block_op_cuda(void *buffers[], void *cl_arg)
 {
   op_args a;
@@ -118,20 +119,23 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
   insdg_starpu_gpu_upload(1, a.g, MAX_FIELDS, K * 3 * Nfp, g, stream);
   const signed char *bc = insdg_starpu_gpu_static(a.bc, K * 3);
   const int v = INSDG_GPU_VERSION_DEFAULT;
+  /* the surface operators keep a block's curved elements' outputs here (insdg_gpu.h) */
+  const size_t nwork = insdg_gpu_curved_work_doubles(B);
+  double *work = nwork ? insdg_starpu_gpu_scratch(2, sizeof(double) * nwork, stream) : NULL;
   int rc = INSDG_GPU_EBADARG;
   switch (a.kind) {
     case OP_LOCAL_GRADIENT:
       rc = insdg_gpu_local_gradient(R, B, v, in[0], out[0], out[1], stream);
       break;
     case OP_GRADIENT_SURFACE:
-      rc = insdg_gpu_gradient_surface(R, B, bc, g[0], in[0], halo[0], out[0], out[1], stream);
+      rc = insdg_gpu_gradient_surface(R, B, bc, g[0], in[0], halo[0], out[0], out[1], work, stream);
       break;
     case OP_DIVERGENCE_VOLUME:
       rc = insdg_gpu_divergence_volume(R, B, in[0], in[1], out[0], stream);
       break;
     case OP_DIVERGENCE_SURFACE: {
       insdg_gpu_vec_in U = {in[0], in[1], halo[0], halo[1], g[0], g[1]};
-      rc = insdg_gpu_divergence_surface(R, B, bc, &U, out[0], stream);
+      rc = insdg_gpu_divergence_surface(R, B, bc, &U, out[0], work, stream);
       break;
     }
     case OP_SIPDG:
@@ -144,7 +148,7 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
     case OP_ADV_SURFACE: {
       insdg_gpu_vec_in Ub = {in[0], in[1], halo[0], halo[1], g[0], g[1]};
       insdg_gpu_vec_in Ut = {in[2], in[3], halo[2], halo[3], g[2], g[3]};
-      rc = insdg_gpu_adv_surface(R, B, v, bc, a.lambda, &Ub, &Ut, out[0], out[1], stream);
+      rc = insdg_gpu_adv_surface(R, B, v, bc, a.lambda, &Ub, &Ut, out[0], out[1], work, stream);
       break;
     }
     default:

@@ -31,7 +31,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "curved.h"
 #include "gmsh.h"
 #include "run_internal.h"
 
@@ -164,11 +163,6 @@ static int setup_layout(setup *s, const insdg_run_opts *o, int rank, int size, c
   int workers = insdg_runtime_cuda_workers() > 0 ? insdg_runtime_cuda_workers() : insdg_runtime_workers(), most = 1;
   MPI_Allreduce(&workers, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   const int nblocks = o->blocks > 0 ? o->blocks : size * (most > 1 ? most : 1);
-  const int gpu_curved = insdg_runtime_cuda_workers() > 0 && s->mesh->curved;   /* not yet in the GPU kernels */
-  if (gpu_curved)
-    snprintf(err, errlen, "%.200s: the mesh has %d curved elements, which the GPU kernels do not handle yet: "
-             "run on CPU workers (STARPU_NCUDA=0)", s->c->mesh, s->mesh->curved->n);
-  if (run_agree(gpu_curved, err, errlen)) return 1;
   s->blocks_origin = o->blocks > 0 ? "option" : "default";
   if (run_agree(insdg_layout_create(s->mesh, s->ref, size, nblocks, &s->L, err, errlen), err, errlen)) return 1;
   if (o->restart && restart_precheck(s, o->restart, err, errlen)) return 1;

@@ -2,12 +2,12 @@
  * (vec_tasks.h). One codelet, `vec_op`, does every block-local update; its buffers are
  * [vectors (nvec)] [scalar values read by the coefficient (0..2)]. */
 #include "vec_tasks.h"
-#include "curved.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "ops_curved.h"
 #include "exchange.h"
 #include "starpu_gpu.h"
 
@@ -140,15 +140,14 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       const double *r = VEC(0);
       double *z = VEC(1);
       for (int e = 0; e < a.b->K; ++e) {
-        const int k = a.b->ncurved ? a.b->cindex[e] : -1;   /* a curved element: its own M_J */
-        const double invJ = k < 0 ? 1.0 / a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J] : 1.0;
-        const double *Mi = k < 0 ? ref->invM : a.b->curved->invM + (size_t)k * Np * Np;
+        const double invJ = 1.0 / a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
         for (int i = 0; i < Np; ++i) {
           double sum = 0;
-          for (int j = 0; j < Np; ++j) sum += Mi[i * Np + j] * r[(size_t)e * Np + j];
+          for (int j = 0; j < Np; ++j) sum += ref->invM[i * Np + j] * r[(size_t)e * Np + j];
           z[(size_t)e * Np + i] = invJ * sum;
         }
       }
+      if (a.b->ncurved) insdg_curved_mass(a.b, 1, 1.0, r, z);   /* curved elements: their own M_J */
       break;
     }
     case V_MASS: {   /* z = alpha J M r per element */
@@ -157,15 +156,14 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       const double *r = VEC(0);
       double *z = VEC(1);
       for (int e = 0; e < a.b->K; ++e) {
-        const int k = a.b->ncurved ? a.b->cindex[e] : -1;
-        const double scale = a.alpha * (k < 0 ? a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J] : 1.0);
-        const double *Me = k < 0 ? ref->M : a.b->curved->M + (size_t)k * Np * Np;
+        const double scale = a.alpha * a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
         for (int i = 0; i < Np; ++i) {
           double sum = 0;
-          for (int j = 0; j < Np; ++j) sum += Me[i * Np + j] * r[(size_t)e * Np + j];
+          for (int j = 0; j < Np; ++j) sum += ref->M[i * Np + j] * r[(size_t)e * Np + j];
           z[(size_t)e * Np + i] = scale * sum;
         }
       }
+      if (a.b->ncurved) insdg_curved_mass(a.b, 0, a.alpha, r, z);
       break;
     }
     case V_JACOBI:

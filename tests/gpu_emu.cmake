@@ -122,3 +122,19 @@ add_test(NAME check_codelets_cuda_emulated_mpi2
 set_tests_properties(check_codelets_cuda_emulated_mpi2 PROPERTIES LABELS unit
                      FIXTURES_REQUIRED "codelets_insdg_out;codelets_insdg_cudaemu_mpi2_out"
                      PASS_REGULAR_EXPRESSION "check_run: ok")
+
+# The curved path of the codelets (cuda/curved.cu through tasks/ops_tasks.c and the mass
+# tasks): the curved annulus case of tests/curved.cmake (run_couette, 3 blocks, each with
+# curved elements) with insdg_cudaemu, against insdg's run to 1e-8 relative.
+add_test(NAME codelets_couette_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/codelets_couette)
+add_test(NAME codelets_couette COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:insdg_cudaemu> run
+         ${CMAKE_CURRENT_SOURCE_DIR}/cases/run_couette.ini --output ${_run_out}/codelets_couette --blocks 3)
+set_tests_properties(codelets_couette_clean PROPERTIES LABELS unit FIXTURES_SETUP codelets_couette_clean)
+set_tests_properties(codelets_couette PROPERTIES LABELS "unit;curved" TIMEOUT 600
+                     ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" FIXTURES_REQUIRED codelets_couette_clean
+                     FIXTURES_SETUP codelets_couette_out PASS_REGULAR_EXPRESSION "status: completed")
+add_test(NAME check_codelets_couette
+         COMMAND ${_check_run} ${_run_out}/codelets_couette --steps 5 --files 1 --forces inner --coefficients
+                 --max-error u=1e-3 v=1e-3 p=2e-2 --compare ${_run_out}/run_couette --rtol 1e-8)
+set_tests_properties(check_codelets_couette PROPERTIES LABELS "unit;curved"
+                     FIXTURES_REQUIRED "codelets_couette_out;run_couette_out" PASS_REGULAR_EXPRESSION "check_run: ok")

@@ -4,8 +4,11 @@
  * For N = 1..INSDG_GPU_NMAX, on a jittered rectangle generated in code (no files; 308
  * triangles, with Dirichlet and Neumann sides) cut into three blocks of 101, 200 and 7
  * elements (halos on both sides of the middle block; a last block smaller than one
- * thread block of every kernel, so tails are exercised), and for every version of the
- * four studied kernels:
+ * thread block of every kernel, so tails are exercised), whose bottom, top and left
+ * sides are bulged into cubic curves (curved.h: every block has curved and affine
+ * elements, and the curved ones see Dirichlet and Neumann faces, so the element
+ * operators' curved path, cuda/curved.cu, is checked with the affine one), and for every
+ * version of the four studied kernels:
  *   - inputs are drawn fresh from a seeded generator for every check, on the whole
  *     mesh, and the halos gathered from them (insdg_block_gather_halo);
  *   - outputs are poisoned before each run (every byte 0xFF, a NaN), and have a guard
@@ -35,10 +38,12 @@
 #include "assemble.h"
 #include "block.h"
 #include "csr.h"
+#include "curved.h"
 #include "error.h"
 #include "insdg_gpu.h"
 #include "mesh.h"
 #include "ops.h"
+#include "ops_curved.h"
 #include "ref_tri.h"
 
 #include "expect.h"
@@ -190,6 +195,7 @@ typedef struct {
   signed char *d_bc;  /* device */
   size_t n, nf;       /* K*Np, K*3*Nfp */
   int id;
+  double *d_work;     /* the surface operators' curved work (insdg_gpu_curved_work_doubles), or NULL */
 } blk;
 
 /* a field on the whole mesh, its block part and halo on the host and on the device */
@@ -274,7 +280,7 @@ static void test_gradient(const level *L, const blk *B)
       memcpy(py, s, sizeof(double) * B->n), free(s);
       insdg_op_gradient_surface(L->op, B->b, B->bc, g.h, p.part, p.halo, px, py);
       LAUNCH(insdg_gpu_gradient_surface(&L->R, &B->B, B->d_bc, g.d.d, p.d.d, dh_or_null(&p, B), dpx.d, dpy.d,
-                                        NULL));
+                                        B->d_work, NULL));
     }
     check_buf(fused ? "gradient px" : "gradient_surface px", L->N, B->id, 0, dpx, px);
     check_buf(fused ? "gradient py" : "gradient_surface py", L->N, B->id, 0, dpy, py);
@@ -299,7 +305,7 @@ static void test_divergence(const level *L, const blk *B)
       double *s = start_values(dd, B->n);
       memcpy(div, s, sizeof(double) * B->n), free(s);
       insdg_op_divergence_surface(L->op, B->b, B->bc, &U, div);
-      LAUNCH(insdg_gpu_divergence_surface(&L->R, &B->B, B->d_bc, &dU, dd.d, NULL));
+      LAUNCH(insdg_gpu_divergence_surface(&L->R, &B->B, B->d_bc, &dU, dd.d, B->d_work, NULL));
     } else {
       insdg_op_divergence(L->op, B->b, B->bc, &U, div);
       LAUNCH(insdg_gpu_divergence(&L->R, &B->B, B->d_bc, &dU, dd.d, NULL));
@@ -351,7 +357,7 @@ static void test_advection(const level *L, const blk *B)
       dbuf dNu = dnew(B->n), dNv = dnew(B->n);
       double *Nu = start_values(dNu, B->n), *Nv = start_values(dNv, B->n);
       insdg_op_adv_surface(L->op, B->b, B->bc, (double)lf, &Ub, &Ut, Nu, Nv);
-      LAUNCH(insdg_gpu_adv_surface(&L->R, &B->B, v, B->d_bc, (double)lf, &dUb, &dUt, dNu.d, dNv.d, NULL));
+      LAUNCH(insdg_gpu_adv_surface(&L->R, &B->B, v, B->d_bc, (double)lf, &dUb, &dUt, dNu.d, dNv.d, B->d_work, NULL));
       check_buf(lf == 1 ? "adv_surface Nu (factor 1)" : "adv_surface Nu (factor 2)", L->N, B->id, v, dNu, Nu);
       check_buf(lf == 1 ? "adv_surface Nv (factor 1)" : "adv_surface Nv (factor 2)", L->N, B->id, v, dNv, Nv);
       field_free(&ub), field_free(&vb), field_free(&ut), field_free(&vt);
@@ -382,7 +388,8 @@ static void test_advection(const level *L, const blk *B)
   }
 }
 
-/* reference (codelet): V_INVMASS and V_MASS of tasks/vec_tasks.c */
+/* reference (codelet): V_INVMASS and V_MASS of tasks/vec_tasks.c (curved elements: their
+   own M_J, src/ops_curved.c) */
 static void ref_mass(const level *L, const blk *B, int inverse, double alpha, const double *r, double *z)
 {
   const insdg_ref *ref = L->ref;
@@ -397,6 +404,7 @@ static void ref_mass(const level *L, const blk *B, int inverse, double alpha, co
       z[(size_t)e * Np + i] = scale * sum;
     }
   }
+  if (B->b->ncurved) insdg_curved_mass(B->b, inverse, alpha, r, z);
 }
 
 static void test_mass(const level *L, const blk *B)
@@ -746,12 +754,45 @@ static void test_candidates(const level *L, const blk *B)
   for (int k = 0; k < INSDG_GPU_NKERNELS; ++k) GPU(insdg_gpu_select_candidate(k, -1));
 }
 
+/* Bulge the faces of the named boundaries outward into cubic curves: the point at t of a
+   face is its chord's plus 0.08 |face| (1 - t^2) along the outward normal. */
+static void curve_sides(insdg_mesh *m, const char *const *names, int nnames)
+{
+  enum { Q = 3 };
+  m->curve_q = Q;
+  m->face_curve = insdg_malloc(sizeof(int) * 3 * (size_t)m->K);
+  m->curve_x = insdg_malloc(sizeof(double) * 3 * (size_t)m->K * (Q + 1));
+  m->curve_y = insdg_malloc(sizeof(double) * 3 * (size_t)m->K * (Q + 1));
+  for (int e = 0; e < m->K; ++e)
+    for (int f = 0; f < 3; ++f) {
+      const int bnd = m->face_bnd[3 * e + f];
+      int curved = 0;
+      for (int k = 0; k < nnames; ++k) curved |= bnd >= 0 && bnd == insdg_mesh_boundary(m, names[k]);
+      m->face_curve[3 * e + f] = curved ? m->ncurves : -1;
+      if (!curved) continue;
+      const int a = m->EToV[3 * e + f], b = m->EToV[3 * e + (f + 1) % 3];
+      const double dx = m->vx[b] - m->vx[a], dy = m->vy[b] - m->vy[a];   /* counter-clockwise: outward is (dy, -dx) */
+      for (int k = 0; k <= Q; ++k) {
+        const double t = -1.0 + 2.0 * k / Q, s = 0.5 * (1.0 + t), bulge = 0.08 * (1.0 - t * t);
+        m->curve_x[(size_t)m->ncurves * (Q + 1) + k] = m->vx[a] + s * dx + bulge * dy;
+        m->curve_y[(size_t)m->ncurves * (Q + 1) + k] = m->vy[a] + s * dy - bulge * dx;
+      }
+      ++m->ncurves;
+    }
+}
+
 static void test_degree(int N)
 {
   insdg_ref *ref = insdg_ref_create(N);
   insdg_ops *op = insdg_ops_create(ref);
   insdg_mesh *m = insdg_mesh_rectangle(14, 11, 0.0, 1.3, -0.2, 0.9, 0.2, 7u + (unsigned)N);
+  curve_sides(m, (const char *const[]){"bottom", "top", "left"}, 3);
   insdg_mesh_set_ref(m, ref);
+  INSDG_CHECK(m->curved && m->curved->n > 0);
+  for (int k = 0; k < m->curved->n; ++k) {
+    double x, y;
+    INSDG_CHECK(insdg_mesh_min_jacobian(m, m->curved->elem[k], &x, &y) > 0);
+  }
   level L = {m, ref, op, {0}, N, ref->Np, ref->Nfp, (size_t)m->K * ref->Np};
   GPU(insdg_gpu_ref_create(ref, &L.R));
   /* Dirichlet bottom and top, Neumann left and right */
@@ -771,6 +812,11 @@ static void test_degree(int N)
     GPU(insdg_gpu_malloc((void **)&B.d_bc, 3 * (size_t)B.b->K));
     GPU(insdg_gpu_memcpy_h2d(B.d_bc, B.bc, 3 * (size_t)B.b->K));
     GPU(insdg_gpu_block_create(B.b, &B.B));
+    EXPECT(B.b->ncurved > 0 && B.b->ncurved < B.b->K && (B.B.curved != NULL) == (B.b->ncurved > 0),
+           "N=%d block %d: %d curved of %d elements: the test needs both kinds", N, k, B.b->ncurved, B.b->K);
+    const size_t nwork = insdg_gpu_curved_work_doubles(&B.B);
+    EXPECT(nwork == 2 * (size_t)B.b->ncurved * ref->Np, "N=%d block %d: curved work %zu doubles", N, k, nwork);
+    if (nwork) GPU(insdg_gpu_malloc((void **)&B.d_work, sizeof(double) * nwork));
     if (N == 1 && k == 1) self_check(&L, &B), test_errors(&L, &B);
     const int before = failures, checks = nchecks;
     test_local_gradient(&L, &B);
@@ -782,10 +828,11 @@ static void test_degree(int N)
     test_transfers(&L, &B);
     test_block_jacobi(&L, &B);
     test_vectors(&L, &B);
-    printf("N=%2d block %d (K=%3d, %4d halo slots): %3d checks, %s\n", N, k, B.b->K, B.b->nhalo, nchecks - checks,
-           failures == before ? "all passed" : "FAILURES");
+    printf("N=%2d block %d (K=%3d, %2d curved, %4d halo slots): %3d checks, %s\n", N, k, B.b->K, B.b->ncurved,
+           B.b->nhalo, nchecks - checks, failures == before ? "all passed" : "FAILURES");
     if (insdg_gpu_tuning_build()) test_candidates(&L, &B);
     GPU(insdg_gpu_free(B.d_bc));
+    GPU(insdg_gpu_free(B.d_work));
     insdg_gpu_block_destroy(&B.B);
     free(B.bc);
     insdg_block_destroy(B.b);

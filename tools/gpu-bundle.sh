@@ -57,7 +57,7 @@ cp "$(command -v orterun)" "$(command -v orted)" "$B/bin/"
 ln -s orterun "$B/bin/mpirun"
 cp tools/gpu-check.sh "$B/"
 cp tools/compare_runs.py tools/plot_gpu_roofline.py "$B/tools/"
-for c in taylor_vortex square_cylinder kovasznay; do cp -r "cases/$c" "$B/cases/"; done
+for c in taylor_vortex square_cylinder kovasznay cylinder; do cp -r "cases/$c" "$B/cases/"; done
 gmsh -2 -v 0 -format msh41 -setnumber h 0.035 cases/taylor_vortex/square.geo -o "$B/cases/bench/square_h0.035.msh"
 echo "insdg $(git describe --always --dirty 2>/dev/null || echo unknown), StarPU $(cat "$STARPU/build-starpu.stamp" 2>/dev/null | head -1), built $(date -u +%F) on $(. /etc/os-release; echo "$PRETTY_NAME")" >"$B/VERSION"
 

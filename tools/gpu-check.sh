@@ -25,8 +25,9 @@
 #   workers, insdg run on CPU workers, 1 and 2 ranks); this is what the ctest `bundle`
 #   runs in a root holding only glibc, the bundle and CUDA's runtime libraries.
 # --quick: no sanitizers, no bench_gpu; c. on the small Taylor case only.
-# --cases "LIST": the cases of c. (taylor6, taylor4_big, cylinder5; default all three, or
-#     taylor6 with --quick).
+# --cases "LIST": the cases of c. (taylor6, taylor4_big, cylinder5, and cylinder_curved: the
+#     circular cylinder at Re 20 on curved elements, N = 6, 20 steps; default all four,
+#     or taylor6 with --quick).
 # --no-mpi: skip d. (two ranks on the GPU).
 # INSDG_CHECK_RUN_LIMIT: seconds one run may take (300).
 #
@@ -159,6 +160,7 @@ shorten "$C/taylor_vortex/taylor_vortex.ini" "$WORK/cases/taylor4_big.ini" "$C/b
 sed -i -e "s|^dt *=.*|dt = 6.25e-4|" "$WORK/cases/taylor4_big.ini"
 shorten "$C/taylor_vortex/taylor_vortex.ini" "$WORK/cases/taylor6_short.ini" "$C/taylor_vortex/square.msh" 0.05
 shorten "$C/square_cylinder/square_cylinder.ini" "$WORK/cases/cylinder5.ini" "$C/square_cylinder/square_cylinder.msh" 1
+shorten "$C/cylinder/cylinder_re20.ini" "$WORK/cases/cylinder_curved.ini" "$C/cylinder/cylinder.msh" 0.2
 
 # ---- --no-gpu: the CPU path of the bundle ------------------------------------------------------
 if [ "$GPU" = 0 ]; then
@@ -215,7 +217,7 @@ else
   # ---- c. insdg run on the GPU and on the CPU ---------------------------------------------------
   say "== c. insdg run: CUDA worker vs CPU workers"
   cases="taylor6"
-  [ "$QUICK" = 0 ] && cases="taylor6 taylor4_big cylinder5"
+  [ "$QUICK" = 0 ] && cases="taylor6 taylor4_big cylinder5 cylinder_curved"
   [ -n "$CASES" ] && cases="$CASES"
   for c in $cases; do
     # INSDG_PERFMODELS with STARPU_CALIBRATE: every task's time goes into the codelets'
