@@ -34,6 +34,12 @@ uint64_t insdg_checkpoint_mesh_fingerprint(const insdg_mesh *m, const int *old_e
       h = insdg_checkpoint_mix(h, bits(m->vx[v]));
       h = insdg_checkpoint_mix(h, bits(m->vy[v]));
       h = insdg_checkpoint_mix(h, (uint64_t)(int64_t)m->face_bnd[3 * e + j]);
+      /* a curved face (curved.h): its curve's points; straight meshes hash as before */
+      const int c = m->face_curve ? m->face_curve[3 * e + j] : -1;
+      for (int k = 0; c >= 0 && k <= m->curve_q; ++k) {
+        h = insdg_checkpoint_mix(h, bits(m->curve_x[(size_t)c * (m->curve_q + 1) + k]));
+        h = insdg_checkpoint_mix(h, bits(m->curve_y[(size_t)c * (m->curve_q + 1) + k]));
+      }
     }
   }
   free(pos);

@@ -53,7 +53,9 @@ static inline uint64_t insdg_checkpoint_mix(uint64_t h, uint64_t w)
 static inline uint64_t insdg_checkpoint_element_seed(int orig) { return insdg_checkpoint_mix(0x1d5eULL, (uint64_t)orig); }
 
 /* The fingerprint of a mesh with its element permutation: element e of m is element
-   old_elem[e] of the mesh file (NULL: the same order). Every rank of a run gets the same. */
+   old_elem[e] of the mesh file (NULL: the same order): its vertices, boundary faces and
+   curved faces' points (a mesh without curves hashes as before curves existed). Every
+   rank of a run gets the same. */
 uint64_t insdg_checkpoint_mesh_fingerprint(const insdg_mesh *m, const int *old_elem);
 
 /* "name=kind;..." for the mesh's boundaries, kind[b] the kind of boundary b */

@@ -6,7 +6,7 @@ add_test(NAME curved_meshes COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/meshes/annulu
 set_tests_properties(curved_meshes PROPERTIES FIXTURES_SETUP curved_meshes LABELS "unit;curved")
 
 add_executable(test_curved test_curved.c)
-target_link_libraries(test_curved PRIVATE insdg_core)
+target_link_libraries(test_curved PRIVATE insdg_core insdg_io_nc)
 add_test(NAME curved_operators COMMAND test_curved ${INSDG_CURVED_MESHES} 4 4)
 set_tests_properties(curved_operators PROPERTIES FIXTURES_REQUIRED curved_meshes LABELS "unit;curved")
 

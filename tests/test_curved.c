@@ -12,7 +12,9 @@
  *  the assembled SIPDG matrix is symmetric and positive definite (Dirichlet, lambda = 0);
  *  Poisson, -Lap u = f, u = sin(4 pi / 3 (r^2 - 1/4)), u = 0 on both circles:
  *    L2 errors over three meshes fall at rate ~ N + 1 on curved meshes (q = N), while the
- *    polygon stalls at ~ 2 (the lost area: the paper's Table of rates needs the curves).
+ *    polygon stalls at ~ 2 (the lost area: the paper's Table of rates needs the curves);
+ *  the checkpoint's mesh fingerprint sees the curves: it changes when a curve point moves
+ *    by one ulp or the curves are dropped (a restart on another curved mesh is refused).
  * Usage: test_curved MESHDIR NMAX [LEVELS]   (prints the convergence table)
  */
 #include <lapacke.h>
@@ -23,6 +25,7 @@
 
 #include "assemble.h"
 #include "block.h"
+#include "checkpoint_file.h"
 #include "curved.h"
 #include "error.h"
 #include "gmsh.h"
@@ -67,6 +70,26 @@ static void codes_all(const insdg_block *b, signed char code, signed char *bc)
   signed char codes[INSDG_MAX_BOUNDARIES];
   for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = code;
   insdg_block_bc_codes(b, codes, bc);
+}
+
+/* ---- the checkpoint's mesh fingerprint ----------------------------------------------- */
+static void test_fingerprint(void)
+{
+  insdg_mesh *m = load(4, 0);
+  EXPECT(m->ncurves > 0, "the order-4 annulus has curved faces");
+  const uint64_t fp = insdg_checkpoint_mesh_fingerprint(m, NULL);
+  EXPECT(insdg_checkpoint_mesh_fingerprint(m, NULL) == fp, "fingerprint: not deterministic");
+  const double x0 = m->curve_x[1];
+  m->curve_x[1] = nextafter(x0, 2.0);
+  EXPECT(insdg_checkpoint_mesh_fingerprint(m, NULL) != fp, "fingerprint: a curve point moved by one ulp, same fingerprint");
+  m->curve_x[1] = x0;
+  int *fc = m->face_curve;
+  m->face_curve = NULL;
+  EXPECT(insdg_checkpoint_mesh_fingerprint(m, NULL) != fp, "fingerprint: the curves dropped, same fingerprint");
+  m->face_curve = fc;
+  EXPECT(insdg_checkpoint_mesh_fingerprint(m, NULL) == fp, "fingerprint: restored mesh, another fingerprint");
+  insdg_mesh_destroy(m);
+  printf("fingerprint: curves hashed\n");
 }
 
 /* ---- geometry --------------------------------------------------------------------- */
@@ -342,6 +365,7 @@ int main(int argc, char **argv)
   }
   dir = argv[1];
   const int nmax = atoi(argv[2]), levels = argc > 3 ? atoi(argv[3]) : 3;
+  test_fingerprint();
   test_geometry();
   for (int N = 2; N <= (nmax < 6 ? nmax : 6); ++N) test_exactness(N), test_surface_terms(N);
   test_poisson(nmax, levels);
