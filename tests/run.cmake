@@ -309,3 +309,10 @@ add_test(NAME scaling_strong_mpirun COMMAND sh -c "/usr/bin/python3 \"$0\" stron
          ${CMAKE_SOURCE_DIR}/tools/scaling.py ${_run_cases}/run_taylor_ckpt.ini $<TARGET_FILE:insdg> ${_run_out}/scaling_strong)
 set_tests_properties(scaling_strong_mpirun PROPERTIES LABELS mpi TIMEOUT 300 PASS_REGULAR_EXPRESSION "scaling csv ok"
                      ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+
+# Every case file under cases/ runs two steps (tests/check_shipped_cases.py: its mesh path
+# absolute, final_time = 2 dt, statistics from t = 0): a shipped case that went stale fails.
+add_test(NAME shipped_cases COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_shipped_cases.py
+         $<TARGET_FILE:insdg> ${PROJECT_SOURCE_DIR}/cases ${CMAKE_CURRENT_BINARY_DIR}/shipped_cases)
+set_tests_properties(shipped_cases PROPERTIES LABELS unit TIMEOUT 600 ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1"
+                     PASS_REGULAR_EXPRESSION "shipped cases: ok")
