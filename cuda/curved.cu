@@ -84,9 +84,13 @@ int upload_part(T **dst, const T *src, size_t count)
 {
     *dst = nullptr;
     if (count == 0) return INSDG_GPU_OK;
-    if (gpuMalloc((void **)dst, sizeof(T) * count) != gpuSuccess) return INSDG_GPU_ERUNTIME;
-    if (gpuMemcpy(*dst, src, sizeof(T) * count, gpuMemcpyHostToDevice) != gpuSuccess) return INSDG_GPU_ERUNTIME;
-    return INSDG_GPU_OK;
+    gpuError_t err = gpuMalloc((void **)dst, sizeof(T) * count);
+    if (err != gpuSuccess) {
+        *dst = nullptr;
+        return runtime_failure(err, "gpuMalloc(curved geometry)");
+    }
+    err = gpuMemcpy(*dst, src, sizeof(T) * count, gpuMemcpyHostToDevice);
+    return err == gpuSuccess ? INSDG_GPU_OK : runtime_failure(err, "gpuMemcpy(curved geometry, host to device)");
 }
 
 } // namespace
@@ -113,7 +117,7 @@ int curved_upload(const insdg_block *b, const double *d_sgeo, const int *d_mapP,
     const insdg_ref *ref = c->ref;
     const int n = b->ncurved, Np = c->Np, Nfp = c->Nfp, Nc = c->Ncub, Nfc = c->Nfcub;
     insdg_gpu_curved *cv = (insdg_gpu_curved *)calloc(1, sizeof *cv);
-    if (!cv) return INSDG_GPU_ERUNTIME;
+    if (!cv) return runtime_failure(gpuSuccess, "out of host memory (curved geometry)");
     cv->n = n;
     *out = cv;
     // the block's curved elements in block order, their per-element arrays gathered
@@ -122,11 +126,10 @@ int curved_upload(const insdg_block *b, const double *d_sgeo, const int *d_mapP,
                            (size_t)Np * Np, (size_t)Np * Np};
     const double *src[6] = {c->vgeo, c->sgeo, c->cgeo, c->fcgeo, c->M, c->invM};
     double *gathered[6] = {nullptr};
-    int rc = celem ? INSDG_GPU_OK : INSDG_GPU_ERUNTIME;
-    for (int a = 0; a < 6 && rc == INSDG_GPU_OK; ++a) {
-        gathered[a] = (double *)malloc(sizeof(double) * per[a] * n);
-        if (!gathered[a]) rc = INSDG_GPU_ERUNTIME;
-    }
+    int rc = INSDG_GPU_OK;
+    for (int a = 0; a < 6 && celem; ++a) gathered[a] = (double *)malloc(sizeof(double) * per[a] * n);
+    for (int a = 0; a < 6; ++a)
+        if (!celem || !gathered[a]) rc = runtime_failure(gpuSuccess, "out of host memory (curved geometry)");
     for (int e = 0, j = 0; e < b->K && rc == INSDG_GPU_OK; ++e) {
         const int k = b->cindex[e];
         if (k < 0) continue;

@@ -184,6 +184,9 @@ int curved_surface(const insdg_gpu_block *B, CurvedArgs a, double *work, gpuStre
     a.work = work, a.restore = 1;
     return rc == INSDG_GPU_OK ? curved_launch(B, a, s) : rc;
 }
+// A failed runtime call (err) or host allocation (err = gpuSuccess): keep "what: message"
+// for insdg_gpu_last_error(); returns INSDG_GPU_ERUNTIME (gpu_runtime.cu).
+int runtime_failure(gpuError_t err, const char *what);
 // The device copy of block b's curved elements (NULL when it has none), its face map and
 // affine face factors those of the block's device copy; and its release.
 int curved_upload(const struct insdg_block *b, const double *d_sgeo, const int *d_mapP, insdg_gpu_curved **out);

@@ -20,7 +20,8 @@ thread_local char g_last_error[512] = "";
 // A failed runtime call: remember the runtime's message, clear the error state.
 int fail(gpuError_t err, const char *what)
 {
-    snprintf(g_last_error, sizeof g_last_error, "%s: %s", what, gpuGetErrorString(err));
+    if (err == gpuSuccess) snprintf(g_last_error, sizeof g_last_error, "%s", what);
+    else snprintf(g_last_error, sizeof g_last_error, "%s: %s", what, gpuGetErrorString(err));
     (void)gpuGetLastError();
     return INSDG_GPU_ERUNTIME;
 }
@@ -88,6 +89,9 @@ __global__ void __launch_bounds__(kProbeThreads) smem_probe_kernel(int iters, do
 }
 
 } // namespace
+
+// for the other sources (gpu_common.cuh)
+int insdg_gpu::runtime_failure(gpuError_t err, const char *what) { return fail(err, what); }
 
 namespace insdg_gpu {
 int g_candidate[INSDG_GPU_NKERNELS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
@@ -351,10 +355,7 @@ int insdg_gpu_block_create(const struct insdg_block *b, insdg_gpu_block *out)
     int rc = upload(&out->vgeo, b->vgeo, K * INSDG_NVGEO);
     if (rc == INSDG_GPU_OK) rc = upload(&out->sgeo, b->sgeo, K * 3 * INSDG_NSGEO);
     if (rc == INSDG_GPU_OK) rc = upload(&out->mapP, (const int *)b->mapP, K * 3 * (size_t)b->Nfp);
-    if (rc == INSDG_GPU_OK) {
-        rc = insdg_gpu::curved_upload(b, out->sgeo, out->mapP, &out->curved);
-        if (rc != INSDG_GPU_OK) fail(gpuGetLastError(), "curved geometry upload");
-    }
+    if (rc == INSDG_GPU_OK) rc = insdg_gpu::curved_upload(b, out->sgeo, out->mapP, &out->curved);
     if (rc != INSDG_GPU_OK) insdg_gpu_block_destroy(out);
     return rc;
 }
