@@ -25,7 +25,9 @@ repeat, to stay within the budget (seconds per setting, default 150); the table 
 many. Per setting also (insdg's own counters, summary.json "runtime_counters", rank 0):
 tasks inserted per step and per pressure PCG iteration and block, host waits per step,
 MPI messages, bytes, MPI_Test/Testall calls and collectives per step per rank, the
-workers' time waiting in MPI for neighbours; the stages' ms per step; the load average
+workers' time waiting in MPI for neighbours; the stages' ms per step; the diagnostics
+after each step (insdg's "diagnostics" stage: D u, the host copies, the kinetic energy,
+forces and CSV row; outside the step time, but in every run's wall time); the load average
 before the runs. Blocks: insdg's default (one per worker of a rank). runtime_share: the fraction of the 1-worker step time the
 worker spends outside task functions (one extra run with STARPU_PROFILING=1; task
 functions are the kernels and halo copies). The last line is
@@ -144,7 +146,7 @@ def measure(args, name, setting, copies=1):
         if copies == 1:
             return s[0]
         m = dict(s[0])   # step seconds: the mean over the copies; the rest from copy 0
-        m["stage_seconds"] = {"step": statistics.mean(x["stage_seconds"]["step"] for x in s)}
+        m["stage_seconds"] = {k: statistics.mean(x["stage_seconds"][k] for x in s) for k in ("step", "diagnostics")}
         m["step_seconds"] = {k: statistics.mean(x["step_seconds"][k] for x in s) for k in STAGES}
         return m
 
@@ -153,12 +155,13 @@ def measure(args, name, setting, copies=1):
     if per_step > 1.0:   # a slow setting: fewer steps, one repeat, within the budget
         T = max(2, min(T, int(args.budget / per_step) - W))
         R = 1
-    times, stages, last = [], [], None
+    times, stages, diag, last = [], [], [], None
     for r in range(R):
         s0 = short if r == 0 else once(W)
         s1 = once(W + T)
         times.append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
         stages.append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
+        diag.append(1e3 * (s1["stage_seconds"]["diagnostics"] - s0["stage_seconds"]["diagnostics"]) / T)
         last = s1
     med = statistics.median(times)
     c = last["runtime_counters"]
@@ -167,6 +170,7 @@ def measure(args, name, setting, copies=1):
            "blocks": last["blocks"], "K": last["K"], "steps": T, "repeats": R,
            "ms_min": min(times), "ms_median": med,
            "stages": {k: statistics.median(st[k] for st in stages) for k in STAGES},
+           "diag_ms": statistics.median(diag),
            "iterations": (it["u"], it["v"], it["p"]),
            "tasks_per_step": c["tasks_per_step"], "tasks_per_p_iteration": c["pressure_tasks_per_iteration_per_block"],
            "waits_per_step": c["waits_per_step"], "messages_per_step": c["mpi_messages_per_step"],
@@ -184,17 +188,17 @@ def measure(args, name, setting, copies=1):
 def markdown(rows, share, cpu):
     lines = [f"CPU: {cpu}; {os.cpu_count()} cores seen; Taylor vortex, K = {rows[0]['K']}, N = 4, "
              f"dt = 6.25e-4, BDF2, tolerances 1e-8.", "",
-             "| setting | blocks | ms/step median (min) | adv / vel / pres / upd ms | it u/v/p | tasks/step | "
+             "| setting | blocks | ms/step median (min) | adv / vel / pres / upd ms | diagnostics ms | it u/v/p | tasks/step | "
              "tasks/p-it/block | waits/step | MPI msgs/step/rank | MPI bytes/step | MPI_Test/step | collectives/step | "
              "MPI wait ms/step | steps x repeats | load |",
-             "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+             "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         st = " / ".join(f"{r['stages'][k]:.1f}" for k in STAGES)
         it = "/".join(f"{x:.1f}" for x in r["iterations"])
         what = "two 1r x 1w runs at once" if r["name"] == "1wx2" else \
             f"{r['ranks']}r x {r['workers']}w{', Ns=%d' % r['substeps'] if r['substeps'] else ''}"
         lines.append(f"| {r['name']} ({what}) "
-                     f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {it} | "
+                     f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {r['diag_ms']:.2f} | {it} | "
                      f"{r['tasks_per_step']:.0f} | {r['tasks_per_p_iteration']:.1f} | {r['waits_per_step']:.1f} | "
                      f"{r['messages_per_step']:.0f} | {r['bytes_per_step']:.0f} | {r['tests_per_step']:.3g} | "
                      f"{r['collectives_per_step']:.0f} | {r['wait_ms_per_step']:.1f} | "

@@ -7,6 +7,7 @@
  * against [exact] and the field files come from the same local arrays.
  */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "dfield.h"
@@ -23,6 +24,23 @@ static int rank_elements(const insdg_tasks *T)
   return n;
 }
 
+/* R, upper triangular with R^T R = M (Cholesky), row-major; M symmetric positive definite */
+static void mass_factor(const double *M, int Np, double *R)
+{
+  for (int i = 0; i < Np; ++i) {
+    for (int j = 0; j < i; ++j) R[(size_t)i * Np + j] = 0.0;
+    double d = M[(size_t)i * Np + i];
+    for (int k = 0; k < i; ++k) d -= R[(size_t)k * Np + i] * R[(size_t)k * Np + i];
+    INSDG_CHECK(d > 0);
+    R[(size_t)i * Np + i] = sqrt(d);
+    for (int j = i + 1; j < Np; ++j) {
+      double a = M[(size_t)i * Np + j];
+      for (int k = 0; k < i; ++k) a -= R[(size_t)k * Np + i] * R[(size_t)k * Np + j];
+      R[(size_t)i * Np + j] = a / R[(size_t)i * Np + i];
+    }
+  }
+}
+
 observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd)
 {
   observer *ob = insdg_calloc(1, sizeof *ob);
@@ -35,6 +53,13 @@ observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char
   for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
   ob->nlocal = rank_elements(T);
   ob->prev[0] = new_array(n), ob->prev[1] = new_array(n);
+  ob->mass_R = new_array((size_t)r->Np * r->Np);
+  mass_factor(r->M, r->Np, ob->mass_R);
+  if (ob->m->curved) {
+    const size_t np2 = (size_t)r->Np * r->Np;
+    ob->curved_R = new_array((size_t)ob->m->curved->n * np2);
+    for (int k = 0; k < ob->m->curved->n; ++k) mass_factor(ob->m->curved->M + k * np2, r->Np, ob->curved_R + k * np2);
+  }
   for (int i = 0; i < c->nforces; ++i) ob->force_bnd[i] = insdg_mesh_boundary(ob->m, c->forces[i]);
   /* the face integrand is a polynomial of degree <= N in t: exact through the face cubature */
   ob->face_weight = new_array((size_t)r->Nfp);
@@ -50,32 +75,46 @@ void observer_destroy(observer *ob)
   free(ob->gu), free(ob->gv), free(ob->gp), free(ob->hu), free(ob->hv), free(ob->face_weight);
   for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
   free(ob->prev[0]), free(ob->prev[1]);
+  free(ob->mass_R), free(ob->curved_R);
   free(ob);
 }
 
-void observe_fields(observer *ob, insdg_ins *ins, double t)
+void observe_fields(observer *ob, insdg_ins *ins, double t, int gradients)
 {
   insdg_dfield *u = insdg_ins_u(ins), *v = insdg_ins_v(ins), **sc = ob->scratch;
+  ob->ins = ins, ob->have_gradients = 0;
   boundary_callback(ob->bd, t, ob->gu, ob->gv, ob->gp, ob->hu, ob->hv);
   insdg_task_divergence(ob->bc_vel, ob->gu, ob->gv, u, v, sc[4]);
-  insdg_task_local_gradient(u, sc[0], sc[1]);
-  insdg_task_local_gradient(v, sc[2], sc[3]);
-  insdg_dfield *src[] = {u, v, insdg_ins_p(ins), sc[0], sc[1], sc[2], sc[3], sc[4]};
-  for (int k = 0; k < F_VORT; ++k) insdg_dfield_local(src[k], ob->local[k], &ob->e_begin, &ob->e_end);
-  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
-  for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
+  const int kind[] = {F_U, F_V, F_P, F_DIV};
+  insdg_dfield *src[] = {u, v, insdg_ins_p(ins), sc[4]};
+  for (int k = 0; k < 4; ++k) insdg_dfield_local(src[k], ob->local[kind[k]], &ob->e_begin, &ob->e_end);
+  if (gradients) observe_gradients(ob);
 }
 
-/* x^T M_e y for element e's nodal values: M_e = J M, or a curved element's own mass matrix */
-static double mass_product(const insdg_mesh *m, int e, const double *x, const double *y)
+void observe_gradients(observer *ob)
 {
+  if (ob->have_gradients) return;
+  insdg_dfield **sc = ob->scratch;
+  insdg_task_local_gradient(insdg_ins_u(ob->ins), sc[0], sc[1]);
+  insdg_task_local_gradient(insdg_ins_v(ob->ins), sc[2], sc[3]);
+  for (int k = 0; k < 4; ++k) insdg_dfield_local(sc[k], ob->local[F_UX + k], &ob->e_begin, &ob->e_end);
+  const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
+  for (size_t i = 0; i < n; ++i) ob->local[F_VORT][i] = ob->local[F_VX][i] - ob->local[F_UY][i];
+  ob->have_gradients = 1;
+}
+
+/* x^T M_e x for element e's nodal values, M_e = J M or a curved element's own mass
+   matrix, as |R x|^2 (R^T R = M_e): half the products of M_e x */
+static double mass_norm2(const observer *ob, int e, const double *x)
+{
+  const insdg_mesh *m = ob->m;
   const int Np = m->ref->Np, k = m->curved ? m->curved->index[e] : -1;
-  const double *M = k < 0 ? m->ref->M : m->curved->M + (size_t)k * Np * Np;
+  const double *R = k < 0 ? ob->mass_R : ob->curved_R + (size_t)k * Np * Np;
   double s = 0;
   for (int i = 0; i < Np; ++i) {
-    double mi = 0;
-    for (int j = 0; j < Np; ++j) mi += M[i * Np + j] * y[j];
-    s += x[i] * mi;
+    double ri = 0;
+    for (int j = i; j < Np; ++j) ri += R[i * Np + j] * x[j];
+    s += ri * ri;
   }
   return k < 0 ? m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J] * s : s;
 }
@@ -96,7 +135,7 @@ static double element_change(const observer *ob, int le)
   for (int i = 0; i < r->Np; ++i)
     du[i] = ob->local[F_U][o + i] - ob->prev[0][o + i], dv[i] = ob->local[F_V][o + i] - ob->prev[1][o + i];
   const int e = ob->e_begin + le;
-  return mass_product(ob->m, e, du, du) + mass_product(ob->m, e, dv, dv);
+  return mass_norm2(ob, e, du) + mass_norm2(ob, e, dv);
 }
 
 /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||) from the sums of the squared norms; a flow at rest
@@ -115,9 +154,10 @@ static void element_diagnostics(const observer *ob, int le, double *ke, double *
   const int e = ob->e_begin + le;
   const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
   const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
-  *ke += 0.5 * (mass_product(ob->m, e, u, u) + mass_product(ob->m, e, v, v));
-  double speed = 0, inv_h = 0;
-  for (int i = 0; i < r->Np; ++i) speed = fmax(speed, hypot(u[i], v[i])), *maxdiv = fmax(*maxdiv, fabs(div[i]));
+  *ke += 0.5 * (mass_norm2(ob, e, u) + mass_norm2(ob, e, v));
+  double speed2 = 0, inv_h = 0;
+  for (int i = 0; i < r->Np; ++i) speed2 = fmax(speed2, u[i] * u[i] + v[i] * v[i]), *maxdiv = fmax(*maxdiv, fabs(div[i]));
+  const double speed = sqrt(speed2);
   for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
   *speed_over_h = fmax(*speed_over_h, speed * inv_h);
   *max_speed = fmax(*max_speed, speed);
@@ -149,8 +189,9 @@ diagnostics observe_diagnostics(observer *ob, double dt)
 {
   const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
   double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};   /* the last: the velocity change */
-  for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)
-    maxima[3] = fmax(maxima[3], hypot(ob->gu[q], ob->gv[q]));   /* the velocity data at t */
+  for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)   /* the velocity data at t */
+    maxima[3] = fmax(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
+  maxima[3] = sqrt(maxima[3]);   /* speeds by their squares, one root: the same maximum */
   for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
     element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1], &maxima[2]);
     if (ob->have_prev) sums[1 + 2 * nforces] += element_change(ob, le);

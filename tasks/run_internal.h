@@ -110,6 +110,10 @@ typedef struct {
   double speed_scale;        /* max |u| of the initial fields and of the velocity data seen so far */
   double *prev[2];           /* [e_end - e_begin][Np]: u, v of the previous observed step */
   int have_prev;
+  insdg_ins *ins;            /* the observed solver state (observe_fields) */
+  double *mass_R;            /* [Np][Np] upper-triangular R, R^T R = the reference mass matrix */
+  double *curved_R;          /* [curved elements][Np][Np] the same of each curved element's M_J, or NULL */
+  int have_gradients;        /* local[F_UX .. F_VY], local[F_VORT] are of the observed state */
 } observer;
 
 /* A run has diverged when its largest nodal speed exceeds this times the largest speed of
@@ -126,9 +130,13 @@ typedef struct {
 
 observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd);
 void observer_destroy(observer *ob);
-/* Submit D u (with the velocity data at t) and the local gradients, then copy this rank's
-   elements of u, v, p and the results to the host (which waits for them). */
-void observe_fields(observer *ob, insdg_ins *ins, double t);
+/* Submit D u (with the velocity data at t), then copy this rank's elements of u, v, p and
+   D u to the host (which waits for them); with gradients, also the velocity's local
+   gradients and the vorticity (observe_gradients). The diagnostics need the gradients only
+   for forces, the field files for the vorticity: a step without either skips them. */
+void observe_fields(observer *ob, insdg_ins *ins, double t, int gradients);
+/* the local gradients and vorticity of the observed state, unless already there */
+void observe_gradients(observer *ob);
 /* Diagnostics of the observed state, reduced over the ranks (identical on all); the
    velocity change against the state remembered last, which becomes the observed one. */
 diagnostics observe_diagnostics(observer *ob, double dt);
