@@ -1,9 +1,10 @@
 /* observe.c -- what the run looks at after a step (run_internal.h).
  *
- * The run "observes" the state after every step: it submits the divergence and the
- * element-local gradients of the velocity, copies this rank's elements of every field to
- * the host (insdg_dfield_local) and reduces the diagnostics over the ranks with one
- * MPI_Allreduce for sums and one for maxima: no field is gathered whole. The L2 errors
+ * The run "observes" the state after every step: it submits the divergence (and, when
+ * forces or a field file need them, the element-local gradients of the velocity), copies
+ * this rank's elements of the fields to the host (insdg_dfield_local) and reduces the
+ * diagnostics over the ranks with one MPI_Allreduce for sums and one for maxima: no field
+ * is gathered whole. The L2 errors
  * against [exact] and the field files come from the same local arrays.
  */
 #include <math.h>
