@@ -16,6 +16,9 @@
         Taylor vortex against its exact decay (e^{R dt} - 1) / dt, R = k^2 nu
   check_observe.py steady DIR --tolerance T          the run stopped at steady state: the last
         row's velocity_change below T, every earlier one at or above it; summary.json says so
+  check_observe.py vorticity DIR                     every field file's vorticity is dv/dx - du/dy
+        of its own u and v (the derivatives of each element's monomial fit, at its nodes; a
+        straight-sided mesh), not a stale or zero field
 """
 import argparse
 import csv
@@ -261,6 +264,30 @@ def check_steady(args):
           f"then {change[-1]:.3e} (tolerance {args.tolerance})")
 
 
+def check_vorticity(args):
+    files = sorted(glob.glob(os.path.join(args.dir, "fields_*.nc")))
+    if not files:
+        fail(f"no field file in {args.dir}")
+    worst = 0.0
+    for path in files:
+        F = Fields(path)
+        u, v, w = F.values["u"], F.values["v"], F.values["vorticity"]
+        scale = max(float(np.abs(w).max()), 1e-300)
+        for e in range(F.K):
+            s = slice(e * F.Np, (e + 1) * F.Np)
+            x, y = F.x[s], F.y[s]
+            xc, yc, h = x.mean(), y.mean(), max(np.ptp(x), np.ptp(y))
+            X, Y = (x - xc) / h, (y - yc) / h
+            A = np.array([[Xi ** a * Yi ** b for a, b in F.powers] for Xi, Yi in zip(X, Y)])
+            cu, cv = np.linalg.solve(A, u[s]), np.linalg.solve(A, v[s])
+            dx = np.array([[a * Xi ** (a - 1) * Yi ** b / h if a else 0.0 for a, b in F.powers] for Xi, Yi in zip(X, Y)])
+            dy = np.array([[b * Xi ** a * Yi ** (b - 1) / h if b else 0.0 for a, b in F.powers] for Xi, Yi in zip(X, Y)])
+            worst = max(worst, float(np.abs(dx @ cv - dy @ cu - w[s]).max()) / scale)
+        if worst > 1e-8:
+            fail(f"{path}: the vorticity differs from dv/dx - du/dy of u, v by {worst:.2e} (relative)")
+    print(f"  {len(files)} field files: vorticity = dv/dx - du/dy to {worst:.1e} relative")
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="what", required=True)
@@ -288,9 +315,11 @@ def main():
     q = sub.add_parser("steady")
     q.add_argument("dir")
     q.add_argument("--tolerance", type=float, required=True)
+    q = sub.add_parser("vorticity")
+    q.add_argument("dir")
     args = p.parse_args()
     {"probes": check_probes, "same": check_same, "statistics": check_statistics, "change": check_change,
-     "steady": check_steady}[args.what](args)
+     "steady": check_steady, "vorticity": check_vorticity}[args.what](args)
     print("check_observe: ok")
 
 

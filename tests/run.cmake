@@ -316,3 +316,10 @@ add_test(NAME shipped_cases COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}
          $<TARGET_FILE:insdg> ${PROJECT_SOURCE_DIR}/cases ${CMAKE_CURRENT_BINARY_DIR}/shipped_cases)
 set_tests_properties(shipped_cases PROPERTIES LABELS unit TIMEOUT 600 ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1"
                      PASS_REGULAR_EXPRESSION "shipped cases: ok")
+
+# A run without forces makes the velocity's local gradients only for its field files
+# (tasks/observe.c): their vorticity must be dv/dx - du/dy of their own u, v
+add_test(NAME check_run_taylor_neumann_vorticity
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_observe.py vorticity ${_run_out}/run_taylor_neumann)
+set_tests_properties(check_run_taylor_neumann_vorticity PROPERTIES LABELS unit FIXTURES_REQUIRED run_taylor_neumann_out
+                     PASS_REGULAR_EXPRESSION "check_observe: ok")
