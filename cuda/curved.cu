@@ -148,10 +148,13 @@ int curved_upload(const insdg_block *b, const double *d_sgeo, const int *d_mapP,
     if (rc == INSDG_GPU_OK) rc = upload_part(&cv->face_nodes, (const int *)ref->face_nodes, (size_t)3 * Nfp);
     free(celem);
     for (int a = 0; a < 6; ++a) free(gathered[a]);
+    insdg_curved_ctx &C = cv->ctx;
     double **A = cv->arrays;
-    cv->ctx = insdg_curved_ctx{b->K,  Np,   Nfp,  Nc,   Nfc,   d_mapP, cv->face_nodes, d_sgeo, A[6],
-                               A[7],  A[8], A[9], A[10], A[11], A[12], A[0], A[1],    A[2],   A[3],
-                               A[4],  A[5]};
+    C.K = b->K, C.Np = Np, C.Nfp = Nfp, C.Ncub = Nc, C.Nfcub = Nfc;
+    C.mapP = d_mapP, C.face_nodes = cv->face_nodes, C.esgeo = d_sgeo;
+    C.Dr = A[6], C.Ds = A[7], C.cub_interp = A[8], C.face_interp = A[9], C.Mf = A[10], C.cub_Dr = A[11],
+    C.cub_Ds = A[12];
+    C.vgeo = A[0], C.sgeo = A[1], C.cgeo = A[2], C.fcgeo = A[3], C.M = A[4], C.invM = A[5];
     return rc;
 }
 
