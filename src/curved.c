@@ -9,6 +9,7 @@
 
 #include "block.h"
 #include "curved_kernels.h"
+#include "dense.h"
 #include "error.h"
 
 /* ---- curves ------------------------------------------------------------------------- */
@@ -164,17 +165,8 @@ static void matvec(const double *A, int rows, int cols, const double *x, double 
 static void spd_inverse(const double *A, int n, double *inv)
 {
   double *L = insdg_calloc((size_t)n * n, sizeof(double)), *Li = insdg_calloc((size_t)n * n, sizeof(double));
-  for (int j = 0; j < n; ++j) {
-    double d = A[(size_t)j * n + j];
-    for (int k = 0; k < j; ++k) d -= L[(size_t)j * n + k] * L[(size_t)j * n + k];
-    INSDG_CHECK(d > 0);
-    L[(size_t)j * n + j] = sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double s = A[(size_t)i * n + j];
-      for (int k = 0; k < j; ++k) s -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
-      L[(size_t)i * n + j] = s / L[(size_t)j * n + j];
-    }
-  }
+  memcpy(L, A, sizeof(double) * (size_t)n * n);
+  INSDG_CHECK(insdg_cholesky(n, L) == 0);   /* L in the lower triangle; the upper one is never read */
   for (int j = 0; j < n; ++j) {   /* Li = L^{-1}, lower */
     Li[(size_t)j * n + j] = 1.0 / L[(size_t)j * n + j];
     for (int i = j + 1; i < n; ++i) {

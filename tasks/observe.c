@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "dense.h"
 #include "dfield.h"
 #include "ops_tasks.h"
 #include "run_internal.h"
@@ -25,21 +26,15 @@ static int rank_elements(const insdg_tasks *T)
   return n;
 }
 
-/* R, upper triangular with R^T R = M (Cholesky), row-major; M symmetric positive definite */
+/* R = L^T, upper triangular, row-major, with R^T R = M (dense.h: the Cholesky factor L) */
 static void mass_factor(const double *M, int Np, double *R)
 {
-  for (int i = 0; i < Np; ++i) {
-    for (int j = 0; j < i; ++j) R[(size_t)i * Np + j] = 0.0;
-    double d = M[(size_t)i * Np + i];
-    for (int k = 0; k < i; ++k) d -= R[(size_t)k * Np + i] * R[(size_t)k * Np + i];
-    INSDG_CHECK(d > 0);
-    R[(size_t)i * Np + i] = sqrt(d);
-    for (int j = i + 1; j < Np; ++j) {
-      double a = M[(size_t)i * Np + j];
-      for (int k = 0; k < i; ++k) a -= R[(size_t)k * Np + i] * R[(size_t)k * Np + j];
-      R[(size_t)i * Np + j] = a / R[(size_t)i * Np + i];
-    }
-  }
+  double *L = new_array((size_t)Np * Np);
+  memcpy(L, M, sizeof(double) * (size_t)Np * Np);
+  INSDG_CHECK(insdg_cholesky(Np, L) == 0);
+  for (int i = 0; i < Np; ++i)
+    for (int j = 0; j < Np; ++j) R[(size_t)i * Np + j] = j < i ? 0.0 : L[(size_t)j * Np + i];
+  free(L);
 }
 
 observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd)

@@ -2,6 +2,7 @@
  * smooth, residual, restrict, recurse, prolong, smooth; every line submits tasks. */
 #include "pmg.h"
 #include "curved.h"
+#include "dense.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -106,18 +107,7 @@ double *insdg_sipdg_inverse_diagonal(const insdg_tasks *T, const signed char *bc
    a = L L^T and a^-1 = L^-T L^-1; returns 0, or -1 when a is not positive definite */
 static int spd_invert(int n, double *a, double *w)
 {
-  for (int j = 0; j < n; ++j) {   /* L in the lower triangle of a */
-    double d = a[j * n + j];
-    for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-    if (!(d > 0)) return -1;
-    d = sqrt(d);
-    a[j * n + j] = d;
-    for (int i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = s / d;
-    }
-  }
+  if (insdg_cholesky(n, a)) return -1;   /* L in the lower triangle of a */
   for (int j = 0; j < n; ++j) {   /* w = L^-1 (lower triangular), column by column */
     for (int i = 0; i < n; ++i) {
       double s = i == j ? 1.0 : 0.0;
