@@ -6,7 +6,9 @@
  *      EToE in element order and face order, so the CSR arrays are deterministic;
  *   2. rank parts: METIS k-way on the whole graph (nranks parts, weighted by block shares);
  *   3. blocks: METIS k-way on each rank part's induced subgraph (that rank's blocks);
- *   4. old_elem: elements sorted by block, then by original index (a stable counting sort);
+ *   4. old_elem: elements sorted by block, in a block those with no face on another block
+ *      first (insdg_block.Kin: the SIPDG operator's part that needs no halo), each group by
+ *      original index (a stable counting sort);
  *   5. the renumbered mesh, its geometry for ref, one insdg_block per block range;
  *   6. pair halos, read off each block's halo_src.
  * Invariants on success: every block is nonempty; block b belongs to the rank r with
@@ -212,14 +214,22 @@ static int assign_blocks(const insdg_mesh *m, int nranks, int B, int *elem_block
 }
 
 /* Stable counting sort of elements by block: fills block_start[B+1] and old_elem[K]. */
-static void order_by_block(int K, int B, const int *elem_block, int *block_start, int *old_elem)
+static void order_by_block(const insdg_mesh *m, int B, const int *elem_block, int *block_start, int *old_elem)
 {
+  const int K = m->K;
   for (int b = 0; b <= B; ++b) block_start[b] = 0;
   for (int e = 0; e < K; ++e) block_start[elem_block[e] + 1]++;
   for (int b = 0; b < B; ++b) block_start[b + 1] += block_start[b];
   int *next = insdg_malloc(sizeof(int) * (size_t)B);   /* next free position of each block */
-  for (int b = 0; b < B; ++b) next[b] = block_start[b];
-  for (int e = 0; e < K; ++e) old_elem[next[elem_block[e]]++] = e;
+  for (int pass = 0; pass < 2; ++pass) {   /* 0: the elements with no neighbour in another block */
+    if (pass == 0)
+      for (int b = 0; b < B; ++b) next[b] = block_start[b];
+    for (int e = 0; e < K; ++e) {
+      int cut = 0;
+      for (int f = 0; f < 3; ++f) cut |= elem_block[m->EToE[3 * e + f]] != elem_block[e];
+      if (cut == pass) old_elem[next[elem_block[e]]++] = e;
+    }
+  }
   free(next);
 }
 
@@ -329,7 +339,7 @@ int insdg_layout_create(const insdg_mesh *m, const insdg_ref *ref, int nranks, i
     for (int b = first_block(r, nranks, B); b < first_block(r + 1, nranks, B); ++b) L->block_rank[b] = r;
   L->block_start = insdg_malloc(sizeof(int) * ((size_t)B + 1));
   L->old_elem = insdg_malloc(sizeof(int) * (size_t)m->K);
-  order_by_block(m->K, L->B, elem_block, L->block_start, L->old_elem);
+  order_by_block(m, L->B, elem_block, L->block_start, L->old_elem);
   free(elem_block);
 
   L->mesh = insdg_mesh_renumber(m, L->old_elem);

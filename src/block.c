@@ -54,6 +54,13 @@ insdg_block *insdg_block_create(const insdg_mesh *m, int e0, int e1)
       b->mapP[i] = K * Np + (int)(slot - b->halo_src);
     }
   }
+  b->Kin = 0;
+  while (b->Kin < K) {
+    int reads_halo = 0;
+    for (int i = 3 * Nfp * b->Kin; i < 3 * Nfp * (b->Kin + 1); ++i) reads_halo |= b->mapP[i] >= K * Np;
+    if (reads_halo) break;
+    b->Kin++;
+  }
   return b;
 }
 

@@ -25,7 +25,9 @@ typedef struct insdg_block {
   const int *face_bnd;    /* [K][3] -1 interior, else boundary index of the mesh */
   int *mapP;              /* [K][3][Nfp] block-local exterior index (see above) */
   int nhalo;
-  int *halo_src;          /* [nhalo] global volume node index, ascending */
+  int *halo_src;
+  int Kin;                /* elements [0, Kin) read no halo slot (the layout puts a block's
+                             elements with a face on another block last: partition.c) */          /* [nhalo] global volume node index, ascending */
   /* curved elements (curved.h): ncurved of them in this block; cindex[e] (block-local e)
      is the element's position in curved's arrays, or -1. NULL and 0 without any. */
   const struct insdg_curved *curved;

@@ -89,6 +89,14 @@ void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed
                          double lambda, const double *u, const double *ux, const double *uy,
                          const double *u_halo, const double *ux_halo, const double *uy_halo, double *Au);
 
+/* The same on the block's elements [e_begin, e_end) only (the rest of Au untouched); each
+   element's result is the same bits as in the whole-block call. The halo arrays are not
+   read for elements below b->Kin (they may be NULL when e_end <= b->Kin). */
+void insdg_op_sipdg_elements(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                             double lambda, const double *u, const double *ux, const double *uy,
+                             const double *u_halo, const double *ux_halo, const double *uy_halo, double *Au,
+                             int e_begin, int e_end);
+
 /* Writes Nu, Nv. */
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub,
                          const double *vb, const double *ut, const double *vt,

@@ -72,7 +72,7 @@ typedef struct {
                              double *);
   void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, const double *, double, const double *,
                 const double *, const double *, const double *, const double *, const double *,
-                double *);
+                double *, int, int);
   void (*adv_volume)(const insdg_ops *, const insdg_block *, const double *, const double *,
                      const double *, const double *, double *, double *);
   void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
@@ -222,8 +222,17 @@ void insdg_op_sipdg_data(const insdg_ops *op, const insdg_block *b, const signed
                          double lambda, const double *u, const double *ux, const double *uy, const double *u_halo,
                          const double *ux_halo, const double *uy_halo, double *Au)
 {
-  table_for(op, b)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
-  if (b->ncurved) insdg_curved_sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au);
+  insdg_op_sipdg_elements(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, 0, b->K);
+}
+
+void insdg_op_sipdg_elements(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
+                             double lambda, const double *u, const double *ux, const double *uy,
+                             const double *u_halo, const double *ux_halo, const double *uy_halo, double *Au,
+                             int e_begin, int e_end)
+{
+  INSDG_CHECK(0 <= e_begin && e_begin <= e_end && e_end <= b->K);
+  table_for(op, b)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, e_begin, e_end);
+  if (b->ncurved) insdg_curved_sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, e_begin, e_end);
 }
 
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,

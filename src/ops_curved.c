@@ -23,10 +23,12 @@
 #define CE_NMAX INSDG_NMAX
 #include "curved_elem.inc"
 
-/* every curved element of b: e block-local, k its curved index */
-#define FOR_CURVED(b, e, k) \
-  for (int e = 0, k; e < (b)->K; ++e) \
+/* every curved element of b (of its elements [e_begin, e_end)): e block-local, k its
+   curved index */
+#define FOR_CURVED_IN(b, e, k, e_begin, e_end) \
+  for (int e = (e_begin), k; e < (e_end); ++e) \
     if ((k = (b)->cindex[e]) >= 0)
+#define FOR_CURVED(b, e, k) FOR_CURVED_IN(b, e, k, 0, (b)->K)
 
 void insdg_curved_local_gradient(const insdg_ops *op, const insdg_block *b, const double *u, double *ux, double *uy)
 {
@@ -70,13 +72,13 @@ void insdg_curved_divergence_surface(const insdg_ops *op, const insdg_block *b, 
 
 void insdg_curved_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
                         double lambda, const double *u, const double *ux, const double *uy, const double *u_halo,
-                        const double *ux_halo, const double *uy_halo, double *Au)
+                        const double *ux_halo, const double *uy_halo, double *Au, int e_begin, int e_end)
 {
   (void)op;
   insdg_curved_ctx C;
   insdg_curved_ctx_of_block(b, &C);
   const size_t Np = (size_t)b->Np;
-  FOR_CURVED(b, e, k) ce_sipdg(&C, e, k, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au + e * Np);
+  FOR_CURVED_IN(b, e, k, e_begin, e_end) ce_sipdg(&C, e, k, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au + e * Np);
 }
 
 void insdg_curved_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,

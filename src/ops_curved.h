@@ -18,7 +18,7 @@ void insdg_curved_divergence_surface(const insdg_ops *op, const insdg_block *b, 
                                      const insdg_vec_in *U, double *divu);
 void insdg_curved_sipdg(const insdg_ops *op, const insdg_block *b, const signed char *bc, const double *g,
                         double lambda, const double *u, const double *ux, const double *uy, const double *u_halo,
-                        const double *ux_halo, const double *uy_halo, double *Au);
+                        const double *ux_halo, const double *uy_halo, double *Au, int e_begin, int e_end);
 void insdg_curved_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,
                              const double *ut, const double *vt, double *Nu, double *Nv);
 void insdg_curved_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc, double lambda_factor,

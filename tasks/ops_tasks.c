@@ -30,7 +30,14 @@ typedef struct {
   const signed char *bc;          /* block's [K][3] */
   const double *g[MAX_FIELDS];    /* block's [K][3Nfp] or NULL */
   double lambda;                  /* SIPDG lambda, or advection lambda factor */
+  int part;                       /* SIPDG: PART_* */
 } op_args;
+
+/* The SIPDG operator of a block runs as one task (PART_ALL), or on CPUs as two: its
+   elements [0, Kin), which read no halo, as soon as the block's own local gradient is
+   there (PART_INNER), and the rest once the neighbours' are (PART_CUT). A block's workers
+   then wait for a neighbour only at the cut part, which is short. */
+enum { PART_ALL, PART_INNER, PART_CUT };
 
 /* ---- block operators ------------------------------------------------------------------- */
 /* The block's input and output buffers (the CPU and the GPU function read the same
@@ -75,9 +82,12 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
       insdg_op_divergence_surface(a.op, a.b, a.bc, &U, out[0]);
       break;
     }
-    case OP_SIPDG:
-      insdg_op_sipdg_data(a.op, a.b, a.bc, a.g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0]);
+    case OP_SIPDG: {
+      const int e_begin = a.part == PART_CUT ? a.b->Kin : 0, e_end = a.part == PART_INNER ? a.b->Kin : a.b->K;
+      insdg_op_sipdg_elements(a.op, a.b, a.bc, a.g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0],
+                              e_begin, e_end);
       break;
+    }
     case OP_ADV_VOLUME:
       insdg_op_adv_volume(a.op, a.b, in[0], in[1], in[2], in[3], out[0], out[1]);
       break;
@@ -139,6 +149,7 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
       break;
     }
     case OP_SIPDG:
+      INSDG_CHECK(a.part == PART_ALL);   /* insdg_task_sipdg_in_parts */
       rc = insdg_gpu_sipdg(R, B, v, bc, g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0],
                            stream);
       break;
@@ -180,6 +191,9 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   for (int d = T->b_begin; d < T->b_end; ++d) {
     op_args a = proto;
     a.x = T->x, a.op = T->op, a.d = d, a.b = L->block[d];
+    const int Kin = a.b->Kin;
+    if ((a.part == PART_INNER && Kin == 0) || (a.part == PART_CUT && Kin == a.b->K)) continue;   /* empty part */
+    const int out_mode = accumulate || (a.part == PART_CUT && Kin > 0) ? STARPU_RW : STARPU_W;
     const int e0 = L->block_start[d];
     if (a.bc) a.bc += 3 * (size_t)e0;
     for (int k = 0; k < MAX_FIELDS; ++k) a.g[k] = g_global && g_global[k] ? g_global[k] + (size_t)e0 * 3 * Nfp : NULL;
@@ -189,9 +203,10 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
     for (int i = 0; i < a.nin; ++i) descr[n++] = (struct starpu_data_descr){in[i]->block[d], STARPU_R};
     for (int fld = 0; fld < a.nhalo_fields; ++fld) n += insdg_xplan_halo_descr(T->x, d, in[fld]->block, in[fld]->recv, descr + n);
     for (int i = 0; i < a.nout; ++i)
-      descr[n++] = (struct starpu_data_descr){out[i]->block[d], accumulate ? STARPU_RW : STARPU_W};
+      descr[n++] = (struct starpu_data_descr){out[i]->block[d], out_mode};
     const int status = INSDG_TASK_INSERT(&block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf, STARPU_VALUE, &a,
-                                         sizeof a, STARPU_NAME, op_name[a.kind], 0);
+                                         sizeof a, STARPU_NAME,
+                                         a.part == PART_CUT ? "sipdg_cut" : op_name[a.kind], 0);
     INSDG_CHECK(status == 0);
   }
 }
@@ -221,13 +236,32 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
 }
 
+int insdg_task_sipdg_in_parts(void)
+{
+#if defined INSDG_GPU_CODELETS_ON_CPU
+  return 0;
+#elif defined INSDG_STARPU_GPU
+  return insdg_starpu_gpu_where() == STARPU_CPU;
+#else
+  return 1;
+#endif
+}
+
 void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
                            insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
 {
+  insdg_dfield *in[3] = {u, ux, uy};
+  const double *gs[MAX_FIELDS] = {g};
   insdg_task_local_gradient(u, ux, uy);
-  insdg_dfield_exchange(3, (insdg_dfield *[]){u, ux, uy});   /* one message per neighbour rank */
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
-  submit_block_ops(a, (insdg_dfield *[]){u, ux, uy}, (insdg_dfield *[]){Au}, 0, (const double *[]){g, 0, 0, 0});
+  if (insdg_task_sipdg_in_parts()) {
+    op_args inner = a;
+    inner.nhalo_fields = 0, inner.part = PART_INNER;
+    submit_block_ops(inner, in, (insdg_dfield *[]){Au}, 0, gs);
+    a.part = PART_CUT;
+  }
+  insdg_dfield_exchange(3, in);   /* one message per neighbour rank */
+  submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs);
 }
 
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,

@@ -28,6 +28,11 @@ typedef struct {
   int block;             /* dinv holds element blocks (the smoother's D is block-diagonal) */
   double lambda_max;     /* of D^-1 A, estimated */
   insdg_dfield *x, *b, *r, *d, *z, *Ad, *ux, *uy;
+  /* second buffers where the SIPDG runs in parts (insdg_task_sipdg_in_parts): successive
+     operator applications and Chebyshev steps alternate between the two, so that a block
+     never waits to overwrite what a neighbour's cut part still reads (tasks/README.md) */
+  insdg_dfield *d2, *ux2, *uy2;
+  int flip;              /* apply_A: the gradient buffers of the next application */
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
 } level;
 
@@ -298,10 +303,11 @@ static struct starpu_codelet spmv_cl = {
     INSDG_CODELET_FUNCS(spmv_cpu, spmv_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
 
-/* the level's fields the SpMV reads: x or d (their column-halo receive buffers) */
+/* the level's fields the SpMV reads: x or d (their column-halo receive buffers; d2, the
+   Chebyshev's second direction, shares d's: StarPU orders the exchanges that fill them) */
 static starpu_data_handle_t *spmv_recv(insdg_pmg *pmg, level *v, insdg_dfield *in)
 {
-  INSDG_CHECK(in == v->x || in == v->d);
+  INSDG_CHECK(in == v->x || in == v->d || in == v->d2);
   return in == v->x ? pmg->D.in_recv : pmg->D.out_recv;
 }
 
@@ -434,8 +440,13 @@ static int is_last(const insdg_pmg *pmg, const level *v) { return v == &pmg->lev
 
 static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
 {
-  if (is_last(pmg, v)) submit_spmv(pmg, v, in, out);
-  else insdg_task_sipdg(pmg->bc, pmg->lambda, in, v->ux, v->uy, out);
+  if (is_last(pmg, v)) {
+    submit_spmv(pmg, v, in, out);
+    return;
+  }
+  const int second = v->flip && insdg_task_sipdg_in_parts();
+  v->flip ^= 1;
+  insdg_task_sipdg(pmg->bc, pmg->lambda, in, second ? v->ux2 : v->ux, second ? v->uy2 : v->uy, out);
 }
 
 /* Chebyshev iteration on D^-1 A over [f lmax, 1.1 lmax], f = 1/4 on the p-levels and 1/10
@@ -449,11 +460,13 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
   double rho_old = 1.0 / sigma;
   if (!zero_guess) apply_A(pmg, v, v->x, v->Ad);
   insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess);
+  insdg_dfield *d = v->d;   /* the current direction: v->d, then alternating with v->d2 */
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
-    apply_A(pmg, v, v->d, v->Ad);
+    apply_A(pmg, v, d, v->Ad);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
-    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, v->d, v->x);
-    rho_old = rho;
+    insdg_dfield *next = !insdg_task_sipdg_in_parts() ? d : d == v->d ? v->d2 : v->d;
+    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x);
+    d = next, rho_old = rho;
   }
 }
 
@@ -523,7 +536,7 @@ static double estimate_lambda_max(insdg_pmg *pmg, level *v)
 
 static void make_level_fields(level *v)
 {
-  insdg_dfield **f[] = {&v->x, &v->b, &v->r, &v->d, &v->z, &v->Ad, &v->ux, &v->uy};
+  insdg_dfield **f[] = {&v->x, &v->b, &v->r, &v->d, &v->z, &v->Ad, &v->ux, &v->uy, &v->d2, &v->ux2, &v->uy2};
   for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) *f[k] = insdg_dfield_create(v->Tp);
 }
 
@@ -735,7 +748,7 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
   if (D->Ac) insdg_csr_destroy(D->Ac);
   for (int l = 0; l < pmg->nlevels; ++l) {
     level *v = &pmg->lev[l];
-    insdg_dfield *f[] = {v->x, v->b, v->r, v->d, v->z, v->Ad, v->ux, v->uy};
+    insdg_dfield *f[] = {v->x, v->b, v->r, v->d, v->z, v->Ad, v->ux, v->uy, v->d2, v->ux2, v->uy2};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) insdg_dfield_destroy(f[k]);
     free(v->dinv), free(v->P);
     if (l > 0) insdg_tasks_fini(&v->T), insdg_layout_destroy(v->L), insdg_ops_destroy(v->op), insdg_ref_destroy(v->ref);

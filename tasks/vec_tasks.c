@@ -211,15 +211,16 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       }
       break;
     }
-    case V_CHEB_STEP: {   /* [Ad, r, d, x]: r -= Ad, d = alpha dinv r + beta d, x += d */
-      const double *Ad = VEC(0);
-      double *r = VEC(1), *d = VEC(2), *x = VEC(3);
+    case V_CHEB_STEP: {   /* [Ad, r, d, (d_out), x]: r -= Ad, d_out = alpha dinv r + beta d, x += d_out
+                             (flag: d_out given; else d_out = d) */
+      const double *Ad = VEC(0), *d = VEC(2);
+      double *r = VEC(1), *dout = VEC(a.flag ? 3 : 2), *x = VEC(a.flag ? 4 : 3);
       if (!a.dblock) {   /* one pass */
         for (int i = 0; i < a.n; ++i) {
           r[i] = -1.0 * Ad[i] + 1.0 * r[i];
           const double z = a.dinv[i] * r[i];
-          d[i] = a.alpha * z + a.beta * d[i];
-          x[i] = 1.0 * d[i] + 1.0 * x[i];
+          dout[i] = a.alpha * z + a.beta * d[i];
+          x[i] = 1.0 * dout[i] + 1.0 * x[i];
         }
         break;
       }
@@ -227,8 +228,8 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       for (int i = 0; i < a.n; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
       apply_dinv(&a, r, z);
       for (int i = 0; i < a.n; ++i) {
-        d[i] = a.alpha * z[i] + a.beta * d[i];
-        x[i] = 1.0 * d[i] + 1.0 * x[i];
+        dout[i] = a.alpha * z[i] + a.beta * d[i];
+        x[i] = 1.0 * dout[i] + 1.0 * x[i];
       }
       break;
     }
@@ -362,12 +363,13 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
                                : insdg_gpu_axpby(n, 1.0, VEC(k + 1), 1.0, VEC(k + 2), stream);
       break;
     }
-    case V_CHEB_STEP: {
-      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
-      rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
+    case V_CHEB_STEP: {   /* d_out = d first when it is another vector: the same bits as in place */
+      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream), *dout = VEC(a.flag ? 3 : 2);
+      rc = a.flag ? insdg_gpu_copy(n, VEC(2), dout, stream) : 0;
+      if (!rc) rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
       if (!rc) rc = gpu_dinv(&a, n, VEC(1), z, stream);
-      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, VEC(2), stream);
-      if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
+      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, dout, stream);
+      if (!rc) rc = insdg_gpu_axpby(n, 1.0, dout, 1.0, VEC(a.flag ? 4 : 3), stream);
       break;
     }
     case V_DOTS: {   /* in groups of at most INSDG_GPU_DOTS_MAX components */
@@ -592,8 +594,12 @@ void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield
 }
 
 void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
-                          insdg_dfield *d, insdg_dfield *x)
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x)
 {
-  per_block((vec_args){.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block}, (insdg_dfield *[]){Ad, r, d, x},
-            (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_RW, STARPU_RW}, 4, NULL);
+  const vec_args a = {.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block, .flag = d_out != d};
+  if (d_out != d)
+    per_block(a, (insdg_dfield *[]){Ad, r, d, d_out, x},
+              (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_R, STARPU_W, STARPU_RW}, 5, NULL);
+  else
+    per_block(a, (insdg_dfield *[]){Ad, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_RW, STARPU_RW}, 4, NULL);
 }

@@ -93,8 +93,10 @@ void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev,
    (zero_guess) or x += d */
 void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
                            insdg_dfield *d, insdg_dfield *x, int zero_guess);
-/* Chebyshev, later steps: r -= Ad, d = c1 D r + c2 d, x += d */
+/* Chebyshev, later steps: r -= Ad, d_out = c1 D r + c2 d, x += d_out. d_out may be d; as
+   another vector it lets this update run while other blocks' operators still read d's
+   traces (no write-after-read wait: tasks/README.md) */
 void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
-                          insdg_dfield *d, insdg_dfield *x);
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x);
 
 #endif

@@ -452,9 +452,9 @@ static void test_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
   signed char codes[INSDG_MAX_BOUNDARIES], *bc = insdg_malloc(3 * (size_t)K);
   for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = i % 2 ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
   insdg_block_bc_codes(whole, codes, bc);
-  double *f[4], *ref_out[6], *blk_out[6], *g = dalloc(nf);
+  double *f[4], *ref_out[7], *blk_out[7], *g = dalloc(nf);
   for (int i = 0; i < 4; ++i) f[i] = dalloc(n);
-  for (int i = 0; i < 6; ++i) ref_out[i] = dalloc(n), blk_out[i] = dalloc(n);
+  for (int i = 0; i < 7; ++i) ref_out[i] = dalloc(n), blk_out[i] = dalloc(n);
   for (size_t i = 0; i < n; ++i)
     f[0][i] = sin(m->x[i] + 2 * m->y[i]), f[1][i] = cos(3 * m->x[i] - m->y[i]), f[2][i] = m->x[i] * m->y[i],
     f[3][i] = exp(0.3 * m->x[i]);
@@ -466,6 +466,7 @@ static void test_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
   insdg_op_local_gradient(op, whole, f[0], blk_out[0], blk_out[1]);
   insdg_op_sipdg(op, whole, bc, 2.0, f[0], blk_out[0], blk_out[1], NULL, NULL, NULL, ref_out[3]);
   insdg_op_subcycle(op, whole, bc, &U, &Wt, ref_out[4], ref_out[5]);
+  memcpy(ref_out[6], ref_out[3], sizeof(double) * n);   /* SIPDG again, in parts per block */
   /* three blocks; the gradient of f[0] for SIPDG is computed globally first (its halo) */
   double *ux = dalloc(n), *uy = dalloc(n);
   insdg_op_local_gradient(op, whole, f[0], ux, uy);
@@ -482,17 +483,23 @@ static void test_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
     insdg_op_gradient(op, b, bcb, g + offf, f[0] + off, h[0], blk_out[0] + off, blk_out[1] + off);
     insdg_op_divergence(op, b, bcb, &Ub, blk_out[2] + off);
     insdg_op_sipdg(op, b, bcb, 2.0, f[0] + off, ux + off, uy + off, h[0], hx, hy, blk_out[3] + off);
+    /* SIPDG in parts, as the task layer runs it: [0, Kin) without halos (NULL: none read),
+       then the rest in two pieces */
+    const int Kin = b->Kin, mid = Kin + (b->K - Kin) / 2;
+    insdg_op_sipdg_elements(op, b, bcb, NULL, 2.0, f[0] + off, ux + off, uy + off, NULL, NULL, NULL, blk_out[6] + off, 0, Kin);
+    insdg_op_sipdg_elements(op, b, bcb, NULL, 2.0, f[0] + off, ux + off, uy + off, h[0], hx, hy, blk_out[6] + off, Kin, mid);
+    insdg_op_sipdg_elements(op, b, bcb, NULL, 2.0, f[0] + off, ux + off, uy + off, h[0], hx, hy, blk_out[6] + off, mid, b->K);
     insdg_op_subcycle(op, b, bcb, &Ub, &Wb, blk_out[4] + off, blk_out[5] + off);
     for (int i = 0; i < 4; ++i) free(h[i]);
     free(hx), free(hy);
     insdg_block_destroy(b);
   }
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < 7; ++i)
     EXPECT(memcmp(ref_out[i], blk_out[i], sizeof(double) * n) == 0, "%s N=%d: output %d differs on 3 blocks (max %.3e)",
            label, r->N, i, maxdiff(ref_out[i], blk_out[i], n));
-  printf("blocks       %-10s N=%2d  3 blocks with halos == 1 block, bitwise\n", label, r->N);
+  printf("blocks       %-10s N=%2d  3 blocks with halos == 1 block, bitwise (SIPDG also in parts)\n", label, r->N);
   for (int i = 0; i < 4; ++i) free(f[i]);
-  for (int i = 0; i < 6; ++i) free(ref_out[i]), free(blk_out[i]);
+  for (int i = 0; i < 7; ++i) free(ref_out[i]), free(blk_out[i]);
   free(g), free(ux), free(uy), free(bc);
   insdg_block_destroy(whole);
 }

@@ -44,6 +44,24 @@ static void check_blocks(const insdg_layout *L, int K, const char *label)
     EXPECT(L->block[b]->e0 == L->block_start[b] && L->block[b]->K == L->block_start[b + 1] - L->block_start[b],
            "%s: block %d's range differs from block_start", label, b);
   }
+  /* a block's elements with no face on another block come first: exactly Kin of them */
+  for (int b = 0; b < L->B; ++b) {
+    const insdg_block *blk = L->block[b];
+    int last_inner = -1, first_cut = blk->K, ninner = 0;
+    for (int e = 0; e < blk->K; ++e) {
+      const int E = blk->e0 + e;
+      int cut = 0;
+      for (int f = 0; f < 3; ++f) {
+        const int nb = L->mesh->EToE[3 * E + f];
+        cut |= nb < blk->e0 || nb >= blk->e0 + blk->K;
+      }
+      if (cut && e < first_cut) first_cut = e;
+      if (!cut) last_inner = e, ninner++;
+    }
+    EXPECT(last_inner < first_cut && blk->Kin == ninner,
+           "%s: block %d: inner elements up to %d, cut ones from %d, Kin %d (%d inner)", label, b, last_inner, first_cut,
+           blk->Kin, ninner);
+  }
   int *seen = insdg_calloc((size_t)K, sizeof(int));
   for (int e = 0; e < K; ++e)
     if (L->old_elem[e] >= 0 && L->old_elem[e] < K) seen[L->old_elem[e]]++;
