@@ -34,13 +34,32 @@ void insdg_dfield_destroy(insdg_dfield *f)
   free(f);
 }
 
+enum { MAXF = 8 };
+static void handles(int nf, insdg_dfield *const *f, starpu_data_handle_t **blocks, starpu_data_handle_t **recv)
+{
+  INSDG_CHECK(nf >= 1 && nf <= MAXF);
+  for (int k = 0; k < nf; ++k) blocks[k] = f[k]->block, recv[k] = f[k]->recv;
+}
+
 void insdg_dfield_exchange(int nf, insdg_dfield *const *f)
 {
-  enum { MAXF = 8 };
-  INSDG_CHECK(nf >= 1 && nf <= MAXF);
   starpu_data_handle_t *blocks[MAXF], *recv[MAXF];
-  for (int k = 0; k < nf; ++k) blocks[k] = f[k]->block, recv[k] = f[k]->recv;
+  handles(nf, f, blocks, recv);
   insdg_task_exchange(f[0]->T->x, nf, blocks, recv);
+}
+
+void insdg_dfield_exchange_post(int nf, insdg_dfield *const *f)
+{
+  starpu_data_handle_t *blocks[MAXF], *recv[MAXF];
+  handles(nf, f, blocks, recv);
+  insdg_task_exchange_post(f[0]->T->x, nf, blocks);
+}
+
+void insdg_dfield_exchange_finish(int nf, insdg_dfield *const *f)
+{
+  starpu_data_handle_t *blocks[MAXF], *recv[MAXF];
+  handles(nf, f, blocks, recv);
+  insdg_task_exchange_finish(f[0]->T->x, nf, recv);
 }
 
 void insdg_dfield_set(insdg_dfield *f, const double *global)

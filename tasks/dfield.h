@@ -28,6 +28,10 @@ void insdg_dfield_destroy(insdg_dfield *f);
 /* Submit the exchange of the halos of fields f[0..nf-1] (one task, one message per
    neighbour rank for all of them; nothing on one rank). */
 void insdg_dfield_exchange(int nf, insdg_dfield *const *f);
+/* The same in two tasks (insdg_task_exchange_post, insdg_task_exchange_finish): the
+   caller submits work that needs no halo between them, and nothing that calls MPI. */
+void insdg_dfield_exchange_post(int nf, insdg_dfield *const *f);
+void insdg_dfield_exchange_finish(int nf, insdg_dfield *const *f);
 
 /* Set the owned blocks from a field of the renumbered mesh, [K][Np] (every rank passes
    the whole array; each copies its blocks). Waits for tasks using the field first. */

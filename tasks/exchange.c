@@ -159,7 +159,7 @@ void insdg_mpi_wait_quietly(int n, MPI_Request *req)
 double insdg_mpi_wait_seconds(void) { return 1e-9 * (double)atomic_load(&wait_ns); }
 
 /* this thread's buffer `slot` of at least `bytes` (grown by half again, never shrunk) */
-enum { NSLOTS = 6, SLOT_DESCR = 4, SLOT_REQUESTS = 5 };
+enum { NSLOTS = 5, SLOT_DESCR = 4 };
 static void *thread_buffer(int slot, size_t bytes)
 {
   static __thread void *buf[NSLOTS];
@@ -183,57 +183,130 @@ struct starpu_data_descr *insdg_thread_scratch_descr(int n)
   return thread_buffer(SLOT_DESCR, sizeof(struct starpu_data_descr) * (size_t)n);
 }
 
-/* ---- the exchange codelet: [token] [nf x own blocks] [nf x nnbr receive buffers] ------ */
+/* ---- the exchange codelets ---------------------------------------------------------------
+ * exchange: [token] [nf x own blocks] [nf x nnbr receive buffers], all in one task;
+ * exchange_post: [token] [nf x own blocks]: receives posted, sends packed and posted;
+ * exchange_finish: [token] [nf x nnbr receive buffers]: waits, unpacks.
+ * Every one of them holds the communication token, so this rank's MPI tasks run one at a
+ * time in submission order and a post is always followed by its finish before any other:
+ * the messages in flight live here between the two, not in a worker's scratch (the finish
+ * may run on another worker). */
 typedef struct {
   const insdg_xplan *x;
   int nf;
 } exchange_args;
 
+static struct {
+  double *sbuf, *rbuf;
+  size_t scap, rcap;
+  MPI_Request *req;
+  int reqcap;
+} flight;
+
+static void *grow(void *p, size_t *cap, size_t bytes)
+{
+  if (*cap >= bytes) return p;
+  free(p);
+  *cap = bytes + bytes / 2 + 128;
+  return insdg_malloc(*cap);
+}
+
+static void exchange_post(const exchange_args *a, void *const *blocks)
+{
+  const insdg_xplan *x = a->x;
+  const int nf = a->nf, nq = x->nnbr;
+  const int nsend = x->send_start[nq];
+  flight.sbuf = grow(flight.sbuf, &flight.scap, sizeof(double) * ((size_t)nf * nsend + 1));
+  flight.rbuf = grow(flight.rbuf, &flight.rcap, sizeof(double) * ((size_t)nf * x->recv_total + 1));
+  if (flight.reqcap < 2 * nq) free(flight.req), flight.reqcap = 2 * nq, flight.req = insdg_malloc(sizeof(MPI_Request) * (size_t)(2 * nq));
+  const MPI_Comm comm = insdg_runtime_task_comm();
+  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
+    MPI_Irecv(flight.rbuf + off, nf * x->recv_n[q], MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &flight.req[q]);
+  const int nb = x->b_end - x->b_begin;
+  for (int q = 0; q < nq; ++q) {
+    const int s0 = x->send_start[q], n = x->send_start[q + 1] - s0;
+    double *out = flight.sbuf + (size_t)nf * s0;
+    for (int f = 0; f < nf; ++f)
+      for (int i = 0; i < n; ++i) {
+        const double *blk = (const double *)STARPU_VECTOR_GET_PTR(blocks[f * nb + x->send_blk[s0 + i] - x->b_begin]);
+        out[(size_t)f * n + i] = blk[x->send_node[s0 + i]];
+      }
+    MPI_Isend(out, nf * n, MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &flight.req[nq + q]);
+  }
+}
+
+static void exchange_finish(const exchange_args *a, void *const *recv)
+{
+  const insdg_xplan *x = a->x;
+  const int nf = a->nf, nq = x->nnbr;
+  insdg_mpi_wait_quietly(2 * nq, flight.req);
+  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
+    for (int f = 0; f < nf; ++f)
+      memcpy((double *)STARPU_VECTOR_GET_PTR(recv[f * nq + q]), flight.rbuf + off + (size_t)f * x->recv_n[q],
+             sizeof(double) * (size_t)x->recv_n[q]);
+}
+
 static void exchange_cpu(void *buffers[], void *cl_arg)
 {
   exchange_args a;
   starpu_codelet_unpack_args(cl_arg, &a);
-  const insdg_xplan *x = a.x;
-  const int nf = a.nf, nb = x->b_end - x->b_begin, nq = x->nnbr;
-  const int nsend = x->send_start[nq];
-  double *sbuf = insdg_thread_scratch(2, (size_t)nf * nsend + 1), *rbuf = insdg_thread_scratch(3, (size_t)nf * x->recv_total + 1);
-  MPI_Request *req = thread_buffer(SLOT_REQUESTS, sizeof(MPI_Request) * (size_t)(2 * nq));
-  const MPI_Comm comm = insdg_runtime_task_comm();
-  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
-    MPI_Irecv(rbuf + off, nf * x->recv_n[q], MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &req[q]);
-  for (int q = 0; q < nq; ++q) {
-    const int s0 = x->send_start[q], n = x->send_start[q + 1] - s0;
-    double *out = sbuf + (size_t)nf * s0;
-    for (int f = 0; f < nf; ++f)
-      for (int i = 0; i < n; ++i) {
-        const double *blk = (const double *)STARPU_VECTOR_GET_PTR(buffers[1 + f * nb + x->send_blk[s0 + i] - x->b_begin]);
-        out[(size_t)f * n + i] = blk[x->send_node[s0 + i]];
-      }
-    MPI_Isend(out, nf * n, MPI_DOUBLE, x->nbr[q], EXCHANGE_TAG, comm, &req[nq + q]);
-  }
-  insdg_mpi_wait_quietly(2 * nq, req);
-  for (int q = 0, off = 0; q < nq; off += nf * x->recv_n[q++])
-    for (int f = 0; f < nf; ++f)
-      memcpy((double *)STARPU_VECTOR_GET_PTR(buffers[1 + nf * nb + f * nq + q]), rbuf + off + (size_t)f * x->recv_n[q],
-             sizeof(double) * (size_t)x->recv_n[q]);
+  exchange_post(&a, buffers + 1);
+  exchange_finish(&a, buffers + 1 + a.nf * (a.x->b_end - a.x->b_begin));
+}
+
+static void exchange_post_cpu(void *buffers[], void *cl_arg)
+{
+  exchange_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  exchange_post(&a, buffers + 1);
+}
+
+static void exchange_finish_cpu(void *buffers[], void *cl_arg)
+{
+  exchange_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  exchange_finish(&a, buffers + 1);
 }
 
 static struct starpu_codelet exchange_cl = {
     .cpu_funcs = {exchange_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_exchange"};
+static struct starpu_codelet exchange_post_cl = {
+    .cpu_funcs = {exchange_post_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_exchange_post"};
+static struct starpu_codelet exchange_finish_cl = {
+    .cpu_funcs = {exchange_finish_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_exchange_finish"};
+
+/* the token, then the own blocks' handles (R) when blocks, then the receive buffers (W)
+   when recv; priority: the posts and whole exchanges go first, the finishes when their
+   turn comes (what was submitted between the post and the finish runs meanwhile) */
+static void submit(struct starpu_codelet *cl, const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks,
+                   starpu_data_handle_t *const *recv)
+{
+  if (x->nnbr == 0) return;
+  const int nb = x->b_end - x->b_begin, nd = 1 + nf * ((blocks ? nb : 0) + (recv ? x->nnbr : 0));
+  struct starpu_data_descr *d = insdg_thread_scratch_descr(nd);
+  int n = 0;
+  d[n++] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
+  for (int f = 0; f < nf && blocks; ++f)
+    for (int b = x->b_begin; b < x->b_end; ++b) d[n++] = (struct starpu_data_descr){blocks[f][b], STARPU_R};
+  for (int f = 0; f < nf && recv; ++f)
+    for (int q = 0; q < x->nnbr; ++q) d[n++] = (struct starpu_data_descr){recv[f][q], STARPU_W};
+  exchange_args a = {x, nf};
+  INSDG_CHECK(INSDG_TASK_INSERT(cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY,
+                                cl == &exchange_finish_cl ? STARPU_DEFAULT_PRIO : STARPU_MAX_PRIO, 0) == 0);
+}
 
 void insdg_task_exchange(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks,
                          starpu_data_handle_t *const *recv)
 {
-  if (x->nnbr == 0) return;
-  const int nb = x->b_end - x->b_begin, nd = 1 + nf * (nb + x->nnbr);
-  struct starpu_data_descr *d = insdg_thread_scratch_descr(nd);
-  int n = 0;
-  d[n++] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
-  for (int f = 0; f < nf; ++f)
-    for (int b = x->b_begin; b < x->b_end; ++b) d[n++] = (struct starpu_data_descr){blocks[f][b], STARPU_R};
-  for (int f = 0; f < nf; ++f)
-    for (int q = 0; q < x->nnbr; ++q) d[n++] = (struct starpu_data_descr){recv[f][q], STARPU_W};
-  exchange_args a = {x, nf};
-  INSDG_CHECK(INSDG_TASK_INSERT(&exchange_cl, STARPU_DATA_MODE_ARRAY, d, nd, STARPU_VALUE, &a, sizeof a,
-                                STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
+  submit(&exchange_cl, x, nf, blocks, recv);
+}
+
+void insdg_task_exchange_post(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks)
+{
+  submit(&exchange_post_cl, x, nf, blocks, NULL);
+}
+
+void insdg_task_exchange_finish(const insdg_xplan *x, int nf, starpu_data_handle_t *const *recv)
+{
+  submit(&exchange_finish_cl, x, nf, NULL, recv);
 }

@@ -67,6 +67,13 @@ void insdg_xplan_gather(const insdg_xplan *x, int d, void *buffers[], int first,
 void insdg_task_exchange(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks,
                          starpu_data_handle_t *const *recv);
 
+/* The same exchange as two tasks, so that work submitted between them runs while the
+   messages travel: the post (reads the blocks, posts the receives and the sends) and the
+   finish (waits, writes the receive buffers). Nothing that calls MPI may be submitted
+   between the two (the post's messages are in flight until the finish). */
+void insdg_task_exchange_post(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks);
+void insdg_task_exchange_finish(const insdg_xplan *x, int nf, starpu_data_handle_t *const *recv);
+
 /* Wait for MPI requests without taking the core from others for long: test for up to
    ~20 us (a balanced neighbour arrives within that), then test between short sleeps.
    The time spent is summed over the threads (insdg_mpi_wait_seconds). */

@@ -254,13 +254,16 @@ void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda
   const double *gs[MAX_FIELDS] = {g};
   insdg_task_local_gradient(u, ux, uy);
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
-  if (insdg_task_sipdg_in_parts()) {
+  if (insdg_task_sipdg_in_parts()) {   /* the inner parts run while the halos travel */
     op_args inner = a;
     inner.nhalo_fields = 0, inner.part = PART_INNER;
+    insdg_dfield_exchange_post(3, in);
     submit_block_ops(inner, in, (insdg_dfield *[]){Au}, 0, gs);
+    insdg_dfield_exchange_finish(3, in);
     a.part = PART_CUT;
+  } else {
+    insdg_dfield_exchange(3, in);   /* one message per neighbour rank */
   }
-  insdg_dfield_exchange(3, in);   /* one message per neighbour rank */
   submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs);
 }
 
