@@ -236,8 +236,9 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
 }
 
-int insdg_task_sipdg_in_parts(void)
+int insdg_task_sipdg_in_parts(const insdg_tasks *T)
 {
+  if (T->b_end - T->b_begin < 2) return 0;
 #if defined INSDG_GPU_CODELETS_ON_CPU
   return 0;
 #elif defined INSDG_STARPU_GPU
@@ -254,7 +255,7 @@ void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda
   const double *gs[MAX_FIELDS] = {g};
   insdg_task_local_gradient(u, ux, uy);
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
-  if (insdg_task_sipdg_in_parts()) {   /* the inner parts run while the halos travel */
+  if (insdg_task_sipdg_in_parts(u->T)) {   /* the inner parts run while the halos travel */
     op_args inner = a;
     inner.nhalo_fields = 0, inner.part = PART_INNER;
     insdg_dfield_exchange_post(3, in);

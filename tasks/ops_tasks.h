@@ -30,9 +30,12 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
 /* A u; ux, uy are scratch fields for the local gradient */
 /* 1 where a SIPDG application is, per block, two tasks: the elements that read no halo
    (insdg_block.Kin) as soon as the block's local gradient is there, then the rest once
-   its neighbours' are; 0 where it is one task (GPU codelets: their kernels take whole
-   blocks, and a launch per part would cost more than it hides). */
-int insdg_task_sipdg_in_parts(void);
+   its neighbours' are. That is where this rank has several blocks and CPU codelets: with
+   one block a rank's halos come from other ranks only, through receive buffers, and
+   measured on 2 ranks x 1 worker the extra tasks cost more than the overlap gained
+   (docs/performance.md, 2026-11-27); GPU kernels take whole blocks (a launch per part
+   would cost more than it hides). */
+int insdg_task_sipdg_in_parts(const insdg_tasks *T);
 
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                       insdg_dfield *uy, insdg_dfield *Au);

@@ -444,7 +444,7 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
     submit_spmv(pmg, v, in, out);
     return;
   }
-  const int second = v->flip && insdg_task_sipdg_in_parts();
+  const int second = v->flip && insdg_task_sipdg_in_parts(v->Tp);
   v->flip ^= 1;
   insdg_task_sipdg(pmg->bc, pmg->lambda, in, second ? v->ux2 : v->ux, second ? v->uy2 : v->uy, out);
 }
@@ -464,7 +464,7 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
     apply_A(pmg, v, d, v->Ad);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
-    insdg_dfield *next = !insdg_task_sipdg_in_parts() ? d : d == v->d ? v->d2 : v->d;
+    insdg_dfield *next = !insdg_task_sipdg_in_parts(v->Tp) ? d : d == v->d ? v->d2 : v->d;
     insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x);
     d = next, rho_old = rho;
   }
@@ -537,7 +537,8 @@ static double estimate_lambda_max(insdg_pmg *pmg, level *v)
 static void make_level_fields(level *v)
 {
   insdg_dfield **f[] = {&v->x, &v->b, &v->r, &v->d, &v->z, &v->Ad, &v->ux, &v->uy, &v->d2, &v->ux2, &v->uy2};
-  for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) *f[k] = insdg_dfield_create(v->Tp);
+  const size_t nf = insdg_task_sipdg_in_parts(v->Tp) ? 11 : 8;   /* the second buffers only where they are used */
+  for (size_t k = 0; k < nf; ++k) *f[k] = insdg_dfield_create(v->Tp);
 }
 
 /* Block of a renumbered element (block_start ascending). */
@@ -764,7 +765,7 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
     const level *v = &pmg->lev[l];
     const size_t n = (size_t)v->L->mesh->K * v->ref->Np;
     bytes += n * sizeof(double) * (size_t)(v->block ? v->ref->Np : 1);   /* (block) diagonal inverse */
-    bytes += 8 * n * sizeof(double) / (size_t)v->Tp->size;   /* level fields, this rank's share */
+    bytes += (insdg_task_sipdg_in_parts(v->Tp) ? 11 : 8) * n * sizeof(double) / (size_t)v->Tp->size;   /* level fields, this rank's share */
     if (v->P) bytes += sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np;
   }
   const dist_level *D = &pmg->D;
