@@ -31,23 +31,33 @@ void insdg_csr_destroy(insdg_csr *A)
   free(A->row_ptr), free(A->col), free(A->val), free(A);
 }
 
-void insdg_csr_matvec(const insdg_csr *A, const double *x, double *y)
+/* The row sums of A x, rows i and i + 1 together: each row's sum is one chain of dependent
+   additions (latency-bound), so two chains side by side run in about the time of one.
+   Each row is still summed from 0 in storage order: the same bits as one row at a time.
+   y = A x, or y = b - A x when b (which may be y). */
+static void row_sums(const insdg_csr *A, const double *x, const double *b, double *y)
 {
-  for (int i = 0; i < A->nrows; ++i) {
-    double sum = 0.0;
-    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) sum += A->val[k] * x[A->col[k]];
-    y[i] = sum;
+  const int *rp = A->row_ptr, *col = A->col;
+  const double *val = A->val;
+  int i = 0;
+  for (; i + 1 < A->nrows; i += 2) {
+    const int k0 = rp[i], n0 = rp[i + 1] - k0, k1 = rp[i + 1], n1 = rp[i + 2] - k1, m = n0 < n1 ? n0 : n1;
+    double s0 = 0.0, s1 = 0.0;
+    for (int j = 0; j < m; ++j) s0 += val[k0 + j] * x[col[k0 + j]], s1 += val[k1 + j] * x[col[k1 + j]];
+    for (int j = m; j < n0; ++j) s0 += val[k0 + j] * x[col[k0 + j]];
+    for (int j = m; j < n1; ++j) s1 += val[k1 + j] * x[col[k1 + j]];
+    y[i] = b ? b[i] - s0 : s0, y[i + 1] = b ? b[i + 1] - s1 : s1;
+  }
+  if (i < A->nrows) {
+    double s = 0.0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) s += val[k] * x[col[k]];
+    y[i] = b ? b[i] - s : s;
   }
 }
 
-void insdg_csr_residual(const insdg_csr *A, const double *x, const double *b, double *r)
-{
-  for (int i = 0; i < A->nrows; ++i) {
-    double sum = 0.0;
-    for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) sum += A->val[k] * x[A->col[k]];
-    r[i] = b[i] - sum;
-  }
-}
+void insdg_csr_matvec(const insdg_csr *A, const double *x, double *y) { row_sums(A, x, NULL, y); }
+
+void insdg_csr_residual(const insdg_csr *A, const double *x, const double *b, double *r) { row_sums(A, x, b, r); }
 
 size_t insdg_csr_memory(const insdg_csr *A)
 {
