@@ -363,13 +363,13 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
                                : insdg_gpu_axpby(n, 1.0, VEC(k + 1), 1.0, VEC(k + 2), stream);
       break;
     }
-    case V_CHEB_STEP: {   /* d_out = d first when it is another vector: the same bits as in place */
-      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream), *dout = VEC(a.flag ? 3 : 2);
-      rc = a.flag ? insdg_gpu_copy(n, VEC(2), dout, stream) : 0;
-      if (!rc) rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
+    case V_CHEB_STEP: {   /* in place: with GPU codelets the directions do not alternate (pmg.c) */
+      INSDG_CHECK(!a.flag);
+      double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
+      rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
       if (!rc) rc = gpu_dinv(&a, n, VEC(1), z, stream);
-      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, dout, stream);
-      if (!rc) rc = insdg_gpu_axpby(n, 1.0, dout, 1.0, VEC(a.flag ? 4 : 3), stream);
+      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, VEC(2), stream);
+      if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
       break;
     }
     case V_DOTS: {   /* in groups of at most INSDG_GPU_DOTS_MAX components */
