@@ -10,7 +10,8 @@
  *
  * Elements are renumbered so that block b holds elements block_start[b] ..
  * block_start[b+1]-1 (and so each rank's elements are contiguous too); within a block the
- * original order is kept. insdg_layout_create returns the renumbered mesh; old_elem[e]
+ * elements with no face on another block come first (insdg_block.Kin of them), then the
+ * others, each group in the original order. insdg_layout_create returns the renumbered mesh; old_elem[e]
  * gives the original index of new element e.
  *
  * Halos: for every ordered pair of adjacent blocks (s -> d) a pair halo of n values: the
