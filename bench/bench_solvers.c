@@ -29,13 +29,14 @@
  *
  * 4. With --coarse (only this table, on the finest mesh, N = NMIN..NMAX, on as many ranks
  *    as it runs on): the coarse levels below pMG's degree-1 level, which every rank holds
- *    and solves after one allgather per V-cycle: the time in the allgather and in the
- *    coarse AMG per V-cycle and their share of the solve (the worst rank), and their
- *    memory beside the whole pMG's on rank 0.
+ *    and solves after one allgather per V-cycle: the coarse rows and the solve chosen
+ *    (banded Cholesky with its half bandwidth, or AMG; --coarse-solver picks one), the time
+ *    in the allgather and in the coarse solve per V-cycle and their share of the solve
+ *    (the worst rank), and their memory beside the whole pMG's on rank 0.
  *
  * Usage: [mpirun -np R] bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R]
  *          [--blocks B] [--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]
- *          [--coarse] [--mesh FILE]
+ *          [--coarse] [--mesh FILE] [--coarse-solver auto|amg|band]
  *   --mesh FILE: a Gmsh mesh instead of the jittered square (every boundary face Dirichlet,
  *   or Neumann with --neumann; f as above, so a square with sides on integers, such as
  *   [-1, 1]^2, has the exact solution sin(pi x) sin(pi y) for lambda = 0)
@@ -71,6 +72,9 @@ static const double PI = 3.14159265358979323846;
 static const double RTOL = 1e-8;
 
 /* one problem lambda M + S on one mesh at degree N, its right-hand side, on the graph */
+/* pMG's solve below the degree-1 level (--coarse-solver; pmg.h) */
+static int coarse_solver = INSDG_PMG_COARSE_AUTO;
+
 typedef struct {
   insdg_mesh *mesh;   /* the original (pMG makes its coarse layouts from it) */
   insdg_ref *ref;
@@ -156,7 +160,8 @@ static row run(problem *p, methods want, int repeat)
   }
   if (want.pmg) {
     double t0 = insdg_wtime();
-    insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, NULL);
+    const insdg_pmg_opts po = {.coarse = coarse_solver};
+    insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, &po);
     insdg_tasks_wait(&p->T);
     out.setup_pmg = insdg_wtime() - t0;
     out.mem_pmg = (double)insdg_pmg_memory(pmg) / K;
@@ -208,7 +213,7 @@ static vrow run_velocity(problem *p)
   v.it[1] = solve(p, &B, 0, &v.t[1]);
   free(binv);
   t0 = insdg_wtime();
-  const insdg_pmg_opts po = {.cheb_degree = INSDG_VEL_PMG_CHEBYSHEV};   /* insdg run's velocity cycle */
+  const insdg_pmg_opts po = {.cheb_degree = INSDG_VEL_PMG_CHEBYSHEV, .coarse = coarse_solver};   /* insdg run's velocity cycle */
   insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, p->lambda, &po);
   insdg_tasks_wait(&p->T);
   v.setup[2] = insdg_wtime() - t0;
@@ -226,7 +231,7 @@ static vrow run_velocity(problem *p)
 static void coarse_table(insdg_mesh *m, int N, int nblocks)
 {
   problem *p = problem_create(m, N, nblocks, 0.0, 0, 0);
-  const insdg_pmg_opts po = {.cheb_degree = 2};
+  const insdg_pmg_opts po = {.cheb_degree = 2, .coarse = coarse_solver};
   insdg_pmg *pmg = insdg_pmg_create(&p->T, p->mesh, p->bc, 0.0, &po);
   insdg_tasks_wait(&p->T);
   const insdg_linop P = {insdg_pmg_apply, pmg};
@@ -240,13 +245,19 @@ static void coarse_table(insdg_mesh *m, int N, int nblocks)
   double cs[2];
   long calls;
   insdg_pmg_coarse_time(pmg, cs, &calls);
-  /* per rank: coarse allgather, coarse AMG, their share of the solve; the max over ranks */
+  /* per rank: coarse allgather, coarse solve, their share of the solve; the max over ranks */
   double mine[3] = {cs[0], cs[1], (cs[0] + cs[1]) / solve_s}, worst[3];
   MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   const size_t cmem = insdg_pmg_coarse_memory(pmg), pmem = insdg_pmg_memory(pmg);
+  int nc;
+  const int kd = insdg_pmg_coarse_band(pmg, &nc);
+  char how[48];
+  if (kd >= 0) snprintf(how, sizeof how, "band, kd %d", kd);
+  else snprintf(how, sizeof how, "AMG");
   if (insdg_runtime_rank() == 0)
-    printf("| %d | %d | %d | %d | %.3f | %ld | %.2f | %.2f | %.1f%% | %.0f | %.0f | %.1f%% |\n", insdg_runtime_size(), N,
-           m->K, its, solve_s / 3, calls / 3, 1e3 * worst[0] / (double)calls, 1e3 * worst[1] / (double)calls,
+    printf("| %d | %d | %d | %d | %.3f | %ld | %d | %s | %.2f | %.2f | %.1f%% | %.0f | %.0f | %.1f%% |\n",
+           insdg_runtime_size(), N, m->K, its, solve_s / 3, calls / 3, nc, how, 1e3 * worst[0] / (double)calls,
+           1e3 * worst[1] / (double)calls,
            100 * worst[2], cmem / 1024.0, pmem / 1024.0, 100.0 * (double)cmem / (double)pmem);
   insdg_pmg_destroy(pmg);
   problem_destroy(p);
@@ -291,7 +302,8 @@ int main(int argc, char **argv)
   double lambda = 0.0, helm_lambda = 1.5 / (0.01 * 0.01);
   methods want = {1, 1, 1};
   const char *usage = "usage: bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R] [--blocks B] "
-                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse] [--mesh FILE]";
+                      "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse] [--mesh FILE] "
+                      "[--coarse-solver auto|amg|band]";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
@@ -303,6 +315,13 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--neumann")) neumann = 1;
     else if (!strcmp(argv[i], "--coarse")) coarse = 1;
     else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh_file = argv[++i];
+    else if (!strcmp(argv[i], "--coarse-solver") && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(v, "auto")) coarse_solver = INSDG_PMG_COARSE_AUTO;
+      else if (!strcmp(v, "amg")) coarse_solver = INSDG_PMG_COARSE_AMG;
+      else if (!strcmp(v, "band")) coarse_solver = INSDG_PMG_COARSE_BAND;
+      else insdg_die_user("bench_solvers: --coarse-solver takes auto, amg or band");
+    }
     else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {   /* a comma-separated subset of jacobi,pmg,amg */
       char list[64];
       snprintf(list, sizeof list, "%s", argv[++i]);
@@ -336,9 +355,10 @@ int main(int argc, char **argv)
       printf("# %s; %d rank(s) x %d worker(s), %d blocks\n", insdg_roofline_cpu_name(), insdg_runtime_size(),
              insdg_runtime_workers(), nblocks);
       printf("\n## 4. the coarse levels (redundant on every rank), Poisson, Dirichlet, insdg run's pressure cycle\n");
-      printf("| ranks | N | K | it | solve s | V-cycles | allgather ms/cycle | coarse AMG ms/cycle | coarse share of "
-             "the solve | coarse kB (every rank) | pMG kB (rank 0) | coarse share of pMG memory |\n");
-      printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      printf("| ranks | N | K | it | solve s | V-cycles | coarse rows | coarse solve | allgather ms/cycle | coarse solve "
+             "ms/cycle | coarse share of the solve | coarse kB (every rank) | pMG kB (rank 0) | coarse share of pMG "
+             "memory |\n");
+      printf("|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
     }
     for (int N = nmin; N <= nmax; ++N) coarse_table(finest, N, nblocks);
     for (int k = 0; k <= nrefine; ++k) insdg_mesh_destroy(mesh[k]);

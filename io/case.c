@@ -284,7 +284,7 @@ static const char *section_keys(const char *section)
       "name mesh order refine output", NULL, "nu", "dt final_time order substeps start steady_tolerance",
       "tolerance max_iterations preconditioner projection min_iterations",
       "tolerance max_iterations preconditioner projection min_iterations pmg_degrees pmg_smoother "
-      "pmg_chebyshev_degree",
+      "pmg_chebyshev_degree pmg_coarse",
       "u v p", "u v p",
       "interval checkpoint_interval_steps checkpoint_interval_seconds checkpoints_kept forces",
       NULL, "start"};   /* [probes]: any identifier (a probe's name) and interval */
@@ -880,11 +880,12 @@ static int read_pmg_degrees(parse_state *st, const insdg_case *c, insdg_case_sol
   return 0;
 }
 
-/* pmg_smoother = block_jacobi | jacobi, pmg_chebyshev_degree = 1..16: with pmg_amg only */
+/* pmg_smoother = block_jacobi | jacobi, pmg_chebyshev_degree = 1..16, pmg_coarse = auto |
+   amg: with pmg_amg only */
 static int read_pmg_smoother(parse_state *st, insdg_case_solver *s)
 {
-  static const char *const keys[] = {"pmg_smoother", "pmg_chebyshev_degree"};
-  for (int k = 0; k < 2; k++) {
+  static const char *const keys[] = {"pmg_smoother", "pmg_chebyshev_degree", "pmg_coarse"};
+  for (int k = 0; k < 3; k++) {
     const key_entry *e = find_entry(st, "pressure_solver", keys[k]);
     if (e && s->preconditioner != INSDG_PRECOND_PMG_AMG) {
       fail(st, e->line, "pressure_solver", keys[k], "needs preconditioner = pmg_amg");
@@ -900,6 +901,15 @@ static int read_pmg_smoother(parse_state *st, insdg_case_solver *s)
       return -1;
     }
     s->pmg_point_jacobi = !strcmp(e->value, "jacobi");
+  }
+  e = find_entry(st, "pressure_solver", "pmg_coarse");
+  s->pmg_coarse_amg = 0;
+  if (e) {
+    if (strcmp(e->value, "auto") && strcmp(e->value, "amg")) {
+      fail(st, e->line, "pressure_solver", "pmg_coarse", "unknown coarse solve '%s' (known: auto amg)", e->value);
+      return -1;
+    }
+    s->pmg_coarse_amg = !strcmp(e->value, "amg");
   }
   s->pmg_chebyshev_degree = 2;   /* insdg run's default: projected guesses need few, cheap cycles */
   return get_int(st, "pressure_solver", "pmg_chebyshev_degree", 0, 1, 16, &s->pmg_chebyshev_degree);
@@ -1242,8 +1252,9 @@ static void print_solver(const char *what, const insdg_case_solver *s, FILE *f)
   for (int i = 0; i < s->npmg_degrees; i++)
     fprintf(f, "%s%d", i ? " " : ", degrees ", s->pmg_degrees[i]);
   if (s->preconditioner == INSDG_PRECOND_PMG_AMG)
-    fprintf(f, ", Chebyshev(%d) smoothing with %s", s->pmg_chebyshev_degree,
-            s->pmg_point_jacobi ? "the point diagonal" : "element-block Jacobi");
+    fprintf(f, ", Chebyshev(%d) smoothing with %s, coarse solve %s", s->pmg_chebyshev_degree,
+            s->pmg_point_jacobi ? "the point diagonal" : "element-block Jacobi",
+            s->pmg_coarse_amg ? "AMG" : "auto (banded Cholesky or AMG)");
   fprintf(f, "\n");
 }
 

@@ -98,6 +98,7 @@ typedef struct {
   int pmg_degrees[INSDG_CASE_MAX_PMG];  /* [npmg_degrees]: first = order, decreasing, last 1 */
   int pmg_point_jacobi;             /* pmg_smoother = jacobi (default block_jacobi) */
   int pmg_chebyshev_degree;         /* pmg_chebyshev_degree (default 2; the pMG library's own default is 4) */
+  int pmg_coarse_amg;               /* pmg_coarse = amg (default auto: banded Cholesky where it is cheaper) */
 } insdg_case_solver;
 
 typedef struct {

@@ -157,7 +157,7 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   case INSDG_PRECOND_DEFAULT: case INSDG_PRECOND_PMG_AMG: {
     const insdg_pmg_opts po = {.ndegrees = opts->npmg_degrees, .degrees = opts->pmg_degrees,
                                .cheb_degree = opts->pmg_cheb_degree,
-                               .smoother = opts->pmg_point_jacobi ? INSDG_PMG_POINT_JACOBI : INSDG_PMG_BLOCK_JACOBI};
+                               .smoother = opts->pmg_point_jacobi ? INSDG_PMG_POINT_JACOBI : INSDG_PMG_BLOCK_JACOBI, .coarse = opts->pmg_coarse};
     ins->pmg = insdg_pmg_create(T, mesh, opts->bc_p, 0.0, &po);
     break;
   }

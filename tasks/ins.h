@@ -71,6 +71,7 @@ typedef struct {
   int npmg_degrees;
   const int *pmg_degrees;
   int pmg_point_jacobi, pmg_cheb_degree;   /* pMG smoother (pmg.h); 0, 0: the defaults */
+  int pmg_coarse;                          /* the pressure pMG's coarse solve (pmg.h; 0: auto) */
 } insdg_ins_opts;
 
 /* the stages of a step, as timed in insdg_ins_stats.seconds */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "amg.h"
+#include "band.h"
 #include "assemble.h"
 #include "error.h"
 #include "exchange.h"
@@ -58,7 +59,8 @@ typedef struct {
   starpu_data_handle_t *piece;   /* [B] restricted residual of block b's aggregates */
   double **piece_mem;
   insdg_csr *Ac;              /* P^T A1 P, the first coarse level (every rank) */
-  insdg_amg *amg;             /* AMG hierarchy below (K-cycle on its finest level; every rank) */
+  insdg_band *band;           /* Ac's banded Cholesky factor (every rank), or NULL: */
+  insdg_amg *amg;             /* the AMG hierarchy below instead (K-cycle on its finest level) */
 } dist_level;
 
 struct insdg_pmg {
@@ -363,6 +365,7 @@ static struct starpu_codelet agg_prolong_cl = {
 
 typedef struct {
   const insdg_csr *Ac;
+  const insdg_band *band;     /* the exact solve, or (NULL) the AMG's K-cycle step */
   insdg_amg *amg;
   int npieces, size;          /* this rank's blocks; ranks */
   const int *counts, *displs; /* aggregates per rank, first aggregate of each rank */
@@ -370,7 +373,8 @@ typedef struct {
 } coarse_args;
 
 /* every rank: the aggregated residual of all blocks (block order = global aggregate
-   order; across ranks one allgatherv), then the K-cycle coarse correction: two
+   order; across ranks one allgatherv), then the coarse correction: Ac's banded Cholesky
+   solve, or (when Ac's band is too large or Ac singular) the K-cycle step, two
    flexible-CG steps on Ac preconditioned by the AMG below (Notay: stop after one if it
    cut the residual 4x). Buffers: [(token), this rank's pieces, coarse (W)]. */
 static void coarse_cpu(void *buffers[], void *cl_arg)
@@ -397,8 +401,12 @@ static void coarse_cpu(void *buffers[], void *cl_arg)
     memcpy(rhs, mine, sizeof(double) * n);
   }
   const double t1 = MPI_Wtime();
-  for (size_t i = 0; i < n; ++i) out[i] = 0;
-  insdg_fpcg_csr(a.Ac, rhs, out, insdg_amg_precondition, a.amg, 0.25, 2, NULL, NULL);
+  if (a.band) {
+    insdg_band_solve(a.band, rhs, out);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = 0;
+    insdg_fpcg_csr(a.Ac, rhs, out, insdg_amg_precondition, a.amg, 0.25, 2, NULL, NULL);
+  }
   a.pmg->coarse_s[0] += t1 - t0, a.pmg->coarse_s[1] += MPI_Wtime() - t1, a.pmg->coarse_calls++;
 }
 
@@ -423,7 +431,7 @@ static void coarse_correction(insdg_pmg *pmg, level *c)
   if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
   for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){D->piece[b], STARPU_R};
   d[first + nb] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
-  coarse_args a = {D->Ac, D->amg, nb, T->size, D->counts, D->displs, pmg};
+  coarse_args a = {D->Ac, D->band, D->amg, nb, T->size, D->counts, D->displs, pmg};
   INSDG_CHECK(INSDG_TASK_INSERT(&coarse_cl, STARPU_DATA_MODE_ARRAY, d, first + nb + 1, STARPU_VALUE, &a, sizeof a,
                                 STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
   for (int b = T->b_begin; b < T->b_end; ++b) {
@@ -577,7 +585,7 @@ static insdg_csr *diagonal_block(const insdg_csr *A, int r0, int r1)
 /* Every rank assembles the degree-1 matrix (setup only, O(K)), keeps its own blocks' rows,
    builds the column halos and the block-local aggregates of every block (the same on all
    ranks), and rank 0 forms the first coarse matrix and the AMG below it. */
-static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, double lambda, int block)
+static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, double lambda, int block, int coarse)
 {
   dist_level *D = &pmg->D;
   const insdg_layout *L = c->L;
@@ -665,8 +673,13 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     insdg_csr *R = insdg_csr_transpose(P);
     D->Ac = insdg_csr_galerkin(R, A1, P);
     insdg_csr_destroy(R), insdg_csr_destroy(P);
-    const insdg_amg_opts o = {.kcycle_levels = 1};   /* with the K-cycle step above: two K levels */
-    D->amg = insdg_amg_setup(D->Ac, &o);
+    if (coarse != INSDG_PMG_COARSE_AMG) D->band = insdg_band_factor(D->Ac, coarse == INSDG_PMG_COARSE_BAND ? D->Ac->nrows : INSDG_PMG_BAND_MAX_WIDTH,
+                                                                INSDG_PMG_BAND_MAX_BYTES);
+    if (coarse == INSDG_PMG_COARSE_BAND) INSDG_CHECK(D->band);
+    if (!D->band) {
+      const insdg_amg_opts o = {.kcycle_levels = 1};   /* with the K-cycle step above: two K levels */
+      D->amg = insdg_amg_setup(D->Ac, &o);
+    }
     pmg->coarse_mem = insdg_calloc((size_t)nc, sizeof(double));
   }
   starpu_vector_data_register(&pmg->coarse, STARPU_MAIN_RAM, (uintptr_t)pmg->coarse_mem, (uint32_t)nc, sizeof(double));
@@ -719,7 +732,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
     v->P = insdg_malloc(sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np);
     insdg_ref_interp_matrix(pmg->lev[l + 1].ref, v->ref, v->P);
   }
-  setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda, block);
+  setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda, block, opts ? opts->coarse : INSDG_PMG_COARSE_AUTO);
   for (int l = 0; l < nd; ++l) pmg->lev[l].lambda_max = estimate_lambda_max(pmg, &pmg->lev[l]);
   return pmg;
 }
@@ -746,6 +759,7 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
   free(D->pair), free(D->pairs_into), free(D->nhalo), free(D->agg), free(D->agg_start), free(D->rows);
   free(D->piece), free(D->piece_mem);
   if (D->amg) insdg_amg_destroy(D->amg);
+  insdg_band_destroy(D->band);
   if (D->Ac) insdg_csr_destroy(D->Ac);
   for (int l = 0; l < pmg->nlevels; ++l) {
     level *v = &pmg->lev[l];
@@ -779,12 +793,20 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
 size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg)
 {
   const dist_level *D = &pmg->D;   /* the correction, and the coarse task's gathered residual and own pieces */
-  return D->Ac ? insdg_csr_memory(D->Ac) + insdg_amg_memory(D->amg) + 3 * sizeof(double) * (size_t)D->Ac->nrows : 0;
+  return D->Ac ? insdg_csr_memory(D->Ac) + (D->amg ? insdg_amg_memory(D->amg) : 0) + insdg_band_memory(D->band) +
+                     3 * sizeof(double) * (size_t)D->Ac->nrows
+               : 0;
 }
 
 void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls)
 {
   seconds[0] = pmg->coarse_s[0], seconds[1] = pmg->coarse_s[1], *calls = pmg->coarse_calls;
+}
+
+int insdg_pmg_coarse_band(const insdg_pmg *pmg, int *n)
+{
+  *n = pmg->D.Ac ? pmg->D.Ac->nrows : 0;
+  return pmg->D.band ? insdg_band_width(pmg->D.band) : -1;
 }
 
 void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
@@ -799,5 +821,8 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
   const insdg_layout *L1 = pmg->lev[pmg->nlevels - 1].L;
   fprintf(f, "degree-1 level: %d rows over %d blocks, %d column-halo pairs, %d block-local aggregates\n",
           L1->mesh->K * 3, L1->B, D->npairs, D->agg_start[L1->B]);
+  if (D->band)
+    fprintf(f, "coarse solve: banded Cholesky of the %d aggregates' matrix (RCM, half bandwidth %d, %.1f MB)\n",
+            insdg_band_rows(D->band), insdg_band_width(D->band), insdg_band_memory(D->band) / 1048576.0);
   if (D->amg) insdg_amg_print(D->amg, f);
 }

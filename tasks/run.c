@@ -209,6 +209,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
                             .npmg_degrees = c->pressure.npmg_degrees, .pmg_degrees = c->pressure.pmg_degrees,
                             .pmg_point_jacobi = c->pressure.pmg_point_jacobi,
                             .pmg_cheb_degree = c->pressure.pmg_chebyshev_degree,
+                            .pmg_coarse = c->pressure.pmg_coarse_amg ? INSDG_PMG_COARSE_AMG : INSDG_PMG_COARSE_AUTO,
                             .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
   sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);

@@ -88,7 +88,7 @@ static void check_good_scalars(const insdg_case *c, const char *dir)
   EXPECT(c->pressure.npmg_degrees == 4);
   static const int degrees[4] = {6, 3, 2, 1};
   for (int i = 0; i < 4; i++) EXPECT(c->pressure.pmg_degrees[i] == degrees[i]);
-  EXPECT(c->pressure.pmg_point_jacobi == 1 && c->pressure.pmg_chebyshev_degree == 3);
+  EXPECT(c->pressure.pmg_point_jacobi == 1 && c->pressure.pmg_chebyshev_degree == 3 && c->pressure.pmg_coarse_amg == 1);
   EXPECT_NEAR(c->output_interval, 0.1);
   EXPECT(c->checkpoint_interval_steps == 100);
   EXPECT_NEAR(c->checkpoint_interval_seconds, 3600);
@@ -215,7 +215,8 @@ static void test_defaults(const char *casedir)
   EXPECT(c->pressure.max_iterations == 1000);
   EXPECT(c->pressure.preconditioner == INSDG_PRECOND_PMG_AMG);
   EXPECT(c->pressure.npmg_degrees == 0);
-  EXPECT(c->pressure.pmg_point_jacobi == 0 && c->pressure.pmg_chebyshev_degree == 2);   /* pMG smoother defaults */
+  EXPECT(c->pressure.pmg_point_jacobi == 0 && c->pressure.pmg_chebyshev_degree == 2 &&
+         c->pressure.pmg_coarse_amg == 0);   /* pMG smoother and coarse solve defaults */
   EXPECT(c->velocity.projection == 8 && c->pressure.projection == 8);          /* solution projection */
   EXPECT(c->velocity.min_iterations == 4 && c->pressure.min_iterations == 0);
   check_expr(c->initial_p, zero, 1);
@@ -537,6 +538,10 @@ static void test_value_errors(void)
                ":10: [pressure_solver] pmg_chebyshev_degree: 0 is out of range");
   expect_error("pmg_cheb_jacobi.ini", "[pressure_solver]\npreconditioner = jacobi\npmg_chebyshev_degree = 2\n",
                ":11: [pressure_solver] pmg_chebyshev_degree: needs preconditioner = pmg_amg");
+  expect_error("pmg_coarse.ini", "[pressure_solver]\npmg_coarse = direct\n",
+               ":10: [pressure_solver] pmg_coarse: unknown coarse solve 'direct' (known: auto amg)");
+  expect_error("pmg_coarse_jacobi.ini", "[pressure_solver]\npreconditioner = jacobi\npmg_coarse = amg\n",
+               ":11: [pressure_solver] pmg_coarse: needs preconditioner = pmg_amg");
   expect_error("velocity_smoother.ini", "[velocity_solver]\npmg_smoother = jacobi\n",
                ":10: [velocity_solver] pmg_smoother: unknown key");
   expect_error("final_time.ini", "[output]\ninterval = -1\n",
