@@ -38,7 +38,7 @@ struct insdg_ins {
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   double *up[4];         /* subcycling: displacements and values for velocity_at */
-  /* the boundary data of the last two times asked for outside subcycling (boundary_data):
+  /* the boundary data of the last two times asked for outside subcycling (boundary_at):
      a step needs those of t^{n+1} twice and those of t^n again */
   struct {
     double t;
@@ -46,6 +46,8 @@ struct insdg_ins {
     double *a[5];   /* gu, gv, gp, hu, hv */
   } bcache[2];
   int bcache_next;
+  double g_time;   /* gu, gv, gp, hu, hv hold the data of g_time (boundary_fields) when g_holds */
+  int g_holds;
   insdg_pmg *pmg;
   insdg_pmg *vel_pmg;               /* velocity pMG-AMG, made for the scheme's final lambda */
   insdg_sipdg_ctx helm[2], poisson;
@@ -259,6 +261,7 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
        its own time, g(t^{n-i}) (the field at the foot of a characteristic that enters
        through the boundary), so W's are sum_{i >= j} beta_i g(t^{n-i}) */
     insdg_tasks_wait(ins->T);
+    ins->g_holds = 0;   /* hu, hv rewritten below */
     o->boundary(o->boundary_ctx, ins->t_hist[j], gub, gvb, unused, ins->hu, ins->hv);
     for (size_t q = 0; q < nf; ++q)
       gwu[q] = (j == S - 1 ? 0.0 : gwu[q]) + beta[j] * gub[q], gwv[q] = (j == S - 1 ? 0.0 : gwv[q]) + beta[j] * gvb[q];
@@ -295,14 +298,13 @@ static void subcycle(insdg_ins *ins, int S, const double *beta)
   }
 }
 
-/* The boundary data at time t (opts.boundary), from a cache of the last two times asked
-   for: the callback evaluates the case's expressions at every boundary face node, and a
-   step would otherwise evaluate those of t^{n+1} twice and those of t^n again. The
-   callback is a function of t alone, so a copy is the same bits. */
-static void boundary_data(insdg_ins *ins, double t, double *gu, double *gv, double *gp, double *hu, double *hv)
+/* The boundary data at time t (opts.boundary: gu, gv, gp, hu, hv), from a cache of the
+   last two times asked for: the callback evaluates the case's expressions at every
+   boundary face node, and a step would otherwise evaluate those of t^{n+1} twice and
+   those of t^n again. The callback is a function of t alone, so a cached value is the
+   same bits. The arrays stay valid until the second next time not in the cache. */
+static double *const *boundary_at(insdg_ins *ins, double t)
 {
-  const insdg_mesh *m = ins->T->L->mesh;
-  const size_t bytes = sizeof(double) * (size_t)m->K * 3 * m->ref->Nfp;
   int c = 0;
   while (c < 2 && !(ins->bcache[c].valid && ins->bcache[c].t == t)) ++c;
   if (c == 2) {
@@ -311,15 +313,28 @@ static void boundary_data(insdg_ins *ins, double t, double *gu, double *gv, doub
     ins->o.boundary(ins->o.boundary_ctx, t, a[0], a[1], a[2], a[3], a[4]);
     ins->bcache[c].t = t, ins->bcache[c].valid = 1;
   }
-  double *out[5] = {gu, gv, gp, hu, hv};
-  for (int k = 0; k < 5; ++k) memcpy(out[k], ins->bcache[c].a[k], bytes);
+  return ins->bcache[c].a;
+}
+
+/* The arrays the tasks read (gu, gv, gp, hu, hv) set to the data at time t; no copy when
+   they hold it already (the newest velocity's advection at the end of a step asks for
+   the t^{n+1} of the step's start). */
+static void boundary_fields(insdg_ins *ins, double t)
+{
+  if (ins->g_holds && ins->g_time == t) return;
+  const insdg_mesh *m = ins->T->L->mesh;
+  const size_t bytes = sizeof(double) * (size_t)m->K * 3 * m->ref->Nfp;
+  double *const *a = boundary_at(ins, t);
+  double *out[5] = {ins->gu, ins->gv, ins->gp, ins->hu, ins->hv};
+  for (int k = 0; k < 5; ++k) memcpy(out[k], a[k], bytes);
+  ins->g_time = t, ins->g_holds = 1;
 }
 
 /* N(U) of the newest velocity, with the boundary data of its time */
 static void advection_of_newest(insdg_ins *ins)
 {
   if (ins->o.Ns > 0) return;   /* subcycling needs no N history */
-  boundary_data(ins, ins->t, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  boundary_fields(ins, ins->t);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[0], ins->v[0], ins->nu_[0], ins->nv_[0]);
 }
 
@@ -338,7 +353,7 @@ void insdg_ins_set_history(insdg_ins *ins, int i, const double *u, const double 
   insdg_dfield_set(ins->u[i], u), insdg_dfield_set(ins->v[i], v), insdg_dfield_set(ins->p[i], p);
   ins->t_hist[i] = ins->t - i * ins->o.dt;
   if (ins->o.Ns > 0) return;
-  boundary_data(ins, ins->t_hist[i], ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  boundary_fields(ins, ins->t_hist[i]);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[i], ins->v[i], ins->nu_[i], ins->nv_[i]);
   insdg_tasks_wait(ins->T);
 }
@@ -443,10 +458,10 @@ static void step_boundary_data(insdg_ins *ins, int k, const double *c, double t1
   double *gpstar = ins->gpstar;
   for (size_t q = 0; q < nf; ++q) gpstar[q] = 0;
   for (int i = 0; i < k; ++i) {
-    boundary_data(ins, ins->t_hist[i], ins->scratch[0], ins->scratch[1], ins->scratch[2], ins->hu, ins->hv);
-    for (size_t q = 0; q < nf; ++q) gpstar[q] += c[i] * ins->scratch[2][q];
+    const double *gp_i = boundary_at(ins, ins->t_hist[i])[2];
+    for (size_t q = 0; q < nf; ++q) gpstar[q] += c[i] * gp_i[q];
   }
-  boundary_data(ins, t1, ins->gu, ins->gv, ins->gp, ins->hu, ins->hv);
+  boundary_fields(ins, t1);
   for (size_t q = 0; q < nf; ++q) {
     const size_t face = q / (size_t)Nfp;
     const int p_dirichlet = o->bc_p[face] == INSDG_BC_DIRICHLET, v_dirichlet = o->bc_vel[face] == INSDG_BC_DIRICHLET;
