@@ -248,12 +248,25 @@ int insdg_task_sipdg_in_parts(const insdg_tasks *T)
 #endif
 }
 
-void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
-                           insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
+int insdg_task_fuse_local_gradient(const insdg_tasks *T)
+{
+  (void)T;
+#if defined INSDG_GPU_CODELETS_ON_CPU
+  return 0;
+#elif defined INSDG_STARPU_GPU
+  return insdg_starpu_gpu_where() == STARPU_CPU;
+#else
+  return 1;
+#endif
+}
+
+/* A u, the local gradient (ux, uy) of u made here unless given */
+static void sipdg_tasks(const signed char *bc, const double *g, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                        insdg_dfield *uy, insdg_dfield *Au, int gradient_given)
 {
   insdg_dfield *in[3] = {u, ux, uy};
   const double *gs[MAX_FIELDS] = {g};
-  insdg_task_local_gradient(u, ux, uy);
+  if (!gradient_given) insdg_task_local_gradient(u, ux, uy);
   op_args a = {.kind = OP_SIPDG, .nin = 3, .nhalo_fields = 3, .nout = 1, .bc = bc, .lambda = lambda};
   if (insdg_task_sipdg_in_parts(u->T)) {   /* the inner parts run while the halos travel */
     op_args inner = a;
@@ -268,10 +281,22 @@ void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda
   submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs);
 }
 
+void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
+                           insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
+{
+  sipdg_tasks(bc, g, lambda, u, ux, uy, Au, 0);
+}
+
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                       insdg_dfield *uy, insdg_dfield *Au)
 {
-  insdg_task_sipdg_data(bc, NULL, lambda, u, ux, uy, Au);
+  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 0);
+}
+
+void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                                     insdg_dfield *uy, insdg_dfield *Au)
+{
+  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 1);
 }
 
 static void advection_tasks(const signed char *bc, double lambda_factor, const double *const *g,

@@ -39,6 +39,14 @@ int insdg_task_sipdg_in_parts(const insdg_tasks *T);
 
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                       insdg_dfield *uy, insdg_dfield *Au);
+/* A u where (ux, uy) already hold u's local gradient (made by the task that wrote u:
+   insdg_grad_out of vec_tasks.h) */
+void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
+                                     insdg_dfield *uy, insdg_dfield *Au);
+/* 1 where a vector update may also make the local gradient of what it wrote, for the
+   SIPDG application that follows (one task and one pass over the fresh vector instead of
+   two): CPU codelets. GPU codelets keep the operator's own local-gradient task. */
+int insdg_task_fuse_local_gradient(const insdg_tasks *T);
 
 /* A u with Dirichlet data g [K][3Nfp] (insdg_op_sipdg_data): with u = 0, the data's part
    of the right-hand side */

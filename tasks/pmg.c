@@ -446,43 +446,74 @@ static void coarse_correction(insdg_pmg *pmg, level *c)
 /* the level's operator: matrix-free SIPDG, or the distributed matrix at degree 1 */
 static int is_last(const insdg_pmg *pmg, const level *v) { return v == &pmg->lev[pmg->nlevels - 1]; }
 
-static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
+/* the local-gradient buffers of the level's next SIPDG application: alternating between
+   two pairs where the operator runs in parts (tasks/README.md) */
+static void next_gradient(level *v, insdg_grad_out *g, insdg_dfield *of)
+{
+  const int second = v->flip && insdg_task_sipdg_in_parts(v->Tp);
+  v->flip ^= 1;
+  *g = (insdg_grad_out){of, second ? v->ux2 : v->ux, second ? v->uy2 : v->uy};
+}
+
+/* out = A in; g: in's local gradient, made by the task that wrote in (NULL: made here) */
+static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out, const insdg_grad_out *g)
 {
   if (is_last(pmg, v)) {
     submit_spmv(pmg, v, in, out);
     return;
   }
-  const int second = v->flip && insdg_task_sipdg_in_parts(v->Tp);
-  v->flip ^= 1;
-  insdg_task_sipdg(pmg->bc, pmg->lambda, in, second ? v->ux2 : v->ux, second ? v->uy2 : v->uy, out);
+  if (g) {
+    INSDG_CHECK(g->of == in);
+    insdg_task_sipdg_given_gradient(pmg->bc, pmg->lambda, in, g->ux, g->uy, out);
+    return;
+  }
+  insdg_grad_out own;
+  next_gradient(v, &own, in);
+  insdg_task_sipdg(pmg->bc, pmg->lambda, in, own.ux, own.uy, out);
 }
 
 /* Chebyshev iteration on D^-1 A over [f lmax, 1.1 lmax], f = 1/4 on the p-levels and 1/10
    on the degree-1 level (the AMG smoother, docs/amg.md); x = 0 on entry when zero_guess.
-   Each step is the operator and one fused update task per block (vec_tasks.h). */
-static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess)
+   Each step is the operator and one fused update task per block (vec_tasks.h), which on
+   the p-levels with CPU codelets also makes the local gradient of the vector the next
+   operator application reads: the next direction, or, when residual_next (the caller
+   applies A to x next), x after the last step, whose gradient buffers *gx then names
+   (gx->of NULL otherwise). */
+static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_next, insdg_grad_out *gx)
 {
   const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : pmg->cheb_lower) * v->lambda_max;
   const insdg_dinv D = {v->dinv, v->block};
   const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower), sigma = theta / delta;
+  const int fuse = !is_last(pmg, v) && insdg_task_fuse_local_gradient(v->Tp);
   double rho_old = 1.0 / sigma;
-  if (!zero_guess) apply_A(pmg, v, v->x, v->Ad);
-  insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess);
+  insdg_grad_out g = {NULL, NULL, NULL};
+  if (!zero_guess) apply_A(pmg, v, v->x, v->Ad, NULL);
+  /* the vector read next: the direction while steps remain, then x (or nothing) */
+#define NEXT_READ(dir, last) ((last) ? (residual_next ? v->x : NULL) : (dir))
+  insdg_dfield *of = fuse ? NEXT_READ(v->d, pmg->cheb_degree < 2) : NULL;
+  if (of) next_gradient(v, &g, of);
+  insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess, of ? &g : NULL);
   insdg_dfield *d = v->d;   /* the current direction: v->d, then alternating with v->d2 */
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
-    apply_A(pmg, v, d, v->Ad);
+    apply_A(pmg, v, d, v->Ad, g.of ? &g : NULL);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
     insdg_dfield *next = !insdg_task_sipdg_in_parts(v->Tp) ? d : d == v->d ? v->d2 : v->d;
-    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x);
+    of = fuse ? NEXT_READ(next, k == pmg->cheb_degree) : NULL;
+    g = (insdg_grad_out){NULL, NULL, NULL};
+    if (of) next_gradient(v, &g, of);
+    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x, of ? &g : NULL);
     d = next, rho_old = rho;
   }
+#undef NEXT_READ
+  *gx = g.of == v->x ? g : (insdg_grad_out){NULL, NULL, NULL};
 }
 
 static void vcycle(insdg_pmg *pmg, int l)
 {
   level *v = &pmg->lev[l];
-  chebyshev(pmg, v, 1);
-  apply_A(pmg, v, v->x, v->Ad);   /* the residual b - Ad is formed by the restriction */
+  insdg_grad_out gx;
+  chebyshev(pmg, v, 1, 1, &gx);
+  apply_A(pmg, v, v->x, v->Ad, gx.of ? &gx : NULL);   /* the residual b - Ad is formed by the restriction */
   if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
     coarse_correction(pmg, v);
   } else {
@@ -490,7 +521,8 @@ static void vcycle(insdg_pmg *pmg, int l)
     vcycle(pmg, l + 1);
     submit_transfer(pmg, l, 1);
   }
-  chebyshev(pmg, v, 0);
+  insdg_grad_out none;
+  chebyshev(pmg, v, 0, 0, &none);
 }
 
 /* the finest level works on the caller's vectors: b = in, x = out (no copies) */
@@ -530,7 +562,7 @@ static double estimate_lambda_max(insdg_pmg *pmg, level *v)
   insdg_dscalar *s = insdg_dscalar_create(v->Tp, 2);
   double lambda = 0;
   for (int it = 0; it < 20; ++it) {
-    apply_A(pmg, v, v->x, v->Ad);
+    apply_A(pmg, v, v->x, v->Ad, NULL);
     insdg_task_dinv((insdg_dinv){v->dinv, v->block}, v->Ad, v->z);
     insdg_task_dots((insdg_dfield *[]){v->z, v->x}, (insdg_dfield *[]){v->z, v->x}, s);
     const double zz = insdg_dscalar_get(s, 0), xx = insdg_dscalar_get(s, 1);

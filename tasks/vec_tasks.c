@@ -9,6 +9,7 @@
 #include "error.h"
 #include "ops_curved.h"
 #include "exchange.h"
+#include "ops_tasks.h"
 #include "starpu_gpu.h"
 
 /* ---- distributed scalars ------------------------------------------------------------ */
@@ -68,6 +69,7 @@ typedef struct {
   const insdg_block *b;
   const double *dinv;  /* V_JACOBI, V_CHEB_*: the block's part */
   int dblock;          /* dinv holds [K][Np][Np] element blocks (insdg_dinv) */
+  int gsrc, gpos;      /* V_CHEB_*, gpos > 0: the local gradient of buffer gsrc into buffers gpos, gpos + 1 */
 } vec_args;
 
 /* z = D r on a block: the point diagonal, or each element's dense block (block = Np) */
@@ -209,6 +211,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
         d[i] = a.alpha * d[i];
         x[i] = zero ? d[i] : 1.0 * d[i] + 1.0 * x[i];
       }
+      if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
       break;
     }
     case V_CHEB_STEP: {   /* [Ad, r, d, (d_out), x]: r -= Ad, d_out = alpha dinv r + beta d, x += d_out
@@ -222,15 +225,16 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
           dout[i] = a.alpha * z + a.beta * d[i];
           x[i] = 1.0 * dout[i] + 1.0 * x[i];
         }
-        break;
+      } else {
+        double *z = insdg_thread_scratch(0, (size_t)a.n);
+        for (int i = 0; i < a.n; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
+        apply_dinv(&a, r, z);
+        for (int i = 0; i < a.n; ++i) {
+          dout[i] = a.alpha * z[i] + a.beta * d[i];
+          x[i] = 1.0 * dout[i] + 1.0 * x[i];
+        }
       }
-      double *z = insdg_thread_scratch(0, (size_t)a.n);
-      for (int i = 0; i < a.n; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
-      apply_dinv(&a, r, z);
-      for (int i = 0; i < a.n; ++i) {
-        dout[i] = a.alpha * z[i] + a.beta * d[i];
-        x[i] = 1.0 * dout[i] + 1.0 * x[i];
-      }
+      if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
       break;
     }
     case V_COMBINE: {   /* [x_0 .. x_{m-1}, (z), c, y]: y = z + sign sum c_k x_k, m = ndots */
@@ -353,7 +357,8 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
       if (!rc) rc = insdg_gpu_dots(n, 3, x, y, partial, work, stream);
       break;
     }
-    case V_CHEB_FIRST: {
+    case V_CHEB_FIRST: {   /* the fused local gradient is CPU-only (insdg_task_fuse_local_gradient) */
+      INSDG_CHECK(!a.gpos);
       const int k = a.flag & 2 ? 2 : 1;
       double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
       rc = a.flag & 2 ? insdg_gpu_sub(n, VEC(0), VEC(1), VEC(k), stream) : insdg_gpu_copy(n, VEC(0), VEC(k), stream);
@@ -364,7 +369,7 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
       break;
     }
     case V_CHEB_STEP: {   /* in place: with GPU codelets the directions do not alternate (pmg.c) */
-      INSDG_CHECK(!a.flag);
+      INSDG_CHECK(!a.flag && !a.gpos);
       double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
       rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
       if (!rc) rc = gpu_dinv(&a, n, VEC(1), z, stream);
@@ -582,24 +587,50 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
               (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_RW, STARPU_RW}, 4, &c);
 }
 
-void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
-                           insdg_dfield *d, insdg_dfield *x, int zero_guess)
+/* the gradient outputs of a Chebyshev update: appended to its n vectors (g->of among them) */
+static int append_gradient(vec_args *a, const insdg_grad_out *g, insdg_dfield **vec, enum starpu_data_access_mode *modes,
+                           int n)
 {
-  const vec_args a = {.kind = V_CHEB_FIRST, .alpha = c, .dinv = D.d, .dblock = D.block, .flag = (zero_guess ? 1 : 0) | (Ad ? 2 : 0)};
+  if (!g) return n;
+  INSDG_CHECK(insdg_task_fuse_local_gradient(g->of->T));
+  a->gsrc = -1;
+  for (int k = 0; k < n; ++k)
+    if (vec[k] == g->of) a->gsrc = k;
+  INSDG_CHECK(a->gsrc >= 0);
+  a->gpos = n;
+  vec[n] = g->ux, modes[n] = STARPU_W, vec[n + 1] = g->uy, modes[n + 1] = STARPU_W;
+  return n + 2;
+}
+
+void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
+                           insdg_dfield *d, insdg_dfield *x, int zero_guess, const insdg_grad_out *g)
+{
+  vec_args a = {.kind = V_CHEB_FIRST, .alpha = c, .dinv = D.d, .dblock = D.block, .flag = (zero_guess ? 1 : 0) | (Ad ? 2 : 0)};
   const enum starpu_data_access_mode xm = zero_guess ? STARPU_W : STARPU_RW;
-  if (Ad)
-    per_block(a, (insdg_dfield *[]){b, Ad, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_W, STARPU_W, xm}, 5, NULL);
-  else
-    per_block(a, (insdg_dfield *[]){b, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_W, STARPU_W, xm}, 4, NULL);
+  insdg_dfield *vec[7];
+  enum starpu_data_access_mode modes[7];
+  int n = 0;
+  vec[n] = b, modes[n++] = STARPU_R;
+  if (Ad) vec[n] = Ad, modes[n++] = STARPU_R;
+  vec[n] = r, modes[n++] = STARPU_W;
+  vec[n] = d, modes[n++] = STARPU_W;
+  vec[n] = x, modes[n++] = xm;
+  n = append_gradient(&a, g, vec, modes, n);
+  per_block(a, vec, modes, n, NULL);
 }
 
 void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
-                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x)
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g)
 {
-  const vec_args a = {.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block, .flag = d_out != d};
-  if (d_out != d)
-    per_block(a, (insdg_dfield *[]){Ad, r, d, d_out, x},
-              (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_R, STARPU_W, STARPU_RW}, 5, NULL);
-  else
-    per_block(a, (insdg_dfield *[]){Ad, r, d, x}, (enum starpu_data_access_mode[]){STARPU_R, STARPU_RW, STARPU_RW, STARPU_RW}, 4, NULL);
+  vec_args a = {.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block, .flag = d_out != d};
+  insdg_dfield *vec[7];
+  enum starpu_data_access_mode modes[7];
+  int n = 0;
+  vec[n] = Ad, modes[n++] = STARPU_R;
+  vec[n] = r, modes[n++] = STARPU_RW;
+  vec[n] = d, modes[n++] = d_out != d ? STARPU_R : STARPU_RW;
+  if (d_out != d) vec[n] = d_out, modes[n++] = STARPU_W;
+  vec[n] = x, modes[n++] = STARPU_RW;
+  n = append_gradient(&a, g, vec, modes, n);
+  per_block(a, vec, modes, n, NULL);
 }

@@ -89,14 +89,18 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
                            insdg_dfield *r, insdg_dfield *r_prev);
 /* PCG: s = (r.z, r.r, (r - r_prev).z), or (r.z, r.r, r.z) when r_prev is NULL */
 void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s);
+/* With g (not NULL; only where insdg_task_fuse_local_gradient): the same task then writes
+   the local gradient of g->of, one of the vectors it updated, into g->ux, g->uy (for the
+   SIPDG application that follows: insdg_task_sipdg_given_gradient). */
+typedef struct { insdg_dfield *of, *ux, *uy; } insdg_grad_out;
 /* Chebyshev, first step: r = b - Ad (Ad NULL: r = b), d = c D r, then x = d
-   (zero_guess) or x += d */
+   (zero_guess) or x += d; g->of: d or x */
 void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield *Ad, insdg_dfield *r,
-                           insdg_dfield *d, insdg_dfield *x, int zero_guess);
+                           insdg_dfield *d, insdg_dfield *x, int zero_guess, const insdg_grad_out *g);
 /* Chebyshev, later steps: r -= Ad, d_out = c1 D r + c2 d, x += d_out. d_out may be d; as
    another vector it lets this update run while other blocks' operators still read d's
-   traces (no write-after-read wait: tasks/README.md) */
+   traces (no write-after-read wait: tasks/README.md); g->of: d_out or x */
 void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
-                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x);
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g);
 
 #endif
