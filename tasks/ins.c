@@ -630,6 +630,12 @@ int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio)
   if (ratio) *ratio = ins->vel_ratio;
   return ins->o.vel_precond;
 }
+int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows)
+{
+  *rows = 0;
+  return ins->pmg ? insdg_pmg_coarse_band(ins->pmg, rows) : -2;
+}
+
 insdg_dfield *insdg_ins_u(insdg_ins *ins) { return ins->u[0]; }
 insdg_dfield *insdg_ins_v(insdg_ins *ins) { return ins->v[0]; }
 insdg_dfield *insdg_ins_p(insdg_ins *ins) { return ins->p[0]; }

@@ -29,7 +29,7 @@ import numpy as np
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
-                "status", "cuda_workers", "runtime", "runtime_counters"]
+                "status", "cuda_workers", "runtime", "runtime_counters", "pressure_coarse_solve"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl", "velocity_change"]
 
@@ -59,6 +59,10 @@ def check_summary(d, args):
         print(f"  {field}: relative L2 error {err:.3e} (tolerance {tol})")
         if not err < float(tol):
             fail(f"relative L2 error of {field} {err} >= {tol}")
+    if args.coarse is not None:
+        print(f"  pressure coarse solve: {s['pressure_coarse_solve']} (expected {args.coarse})")
+        if s["pressure_coarse_solve"] != args.coarse:
+            fail(f"summary.json: pressure_coarse_solve {s['pressure_coarse_solve']}, expected {args.coarse}")
     check_runtime(s, args.profiled)
     check_counters(s)
     if args.workers is not None:
@@ -214,6 +218,7 @@ def main():
     p.add_argument("--iterations", nargs="*", default=[])
     p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
+    p.add_argument("--coarse", choices=["band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
     p.add_argument("--status", default="completed")

@@ -49,7 +49,7 @@ endfunction()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3)
+                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse band)
 
 # 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
@@ -104,7 +104,9 @@ set_tests_properties(check_run_zero_exact PROPERTIES LABELS mpi FIXTURES_REQUIRE
                      PASS_REGULAR_EXPRESSION "zero exact: ok")
 
 insdg_run_test(run_taylor_neumann 1 run_taylor_neumann.ini)
-insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3)
+# pure-Neumann pressure: its aggregated coarse matrix is singular, so the AMG solves it
+insdg_run_check(run_taylor_neumann run_taylor_neumann_out --steps 3 --files 1 --max-error u=1e-3 v=1e-3 p=5e-3
+                --coarse amg)
 
 insdg_run_test(run_kovasznay 1 run_kovasznay.ini --blocks 3)
 insdg_run_check(run_kovasznay run_kovasznay_out --steps 4 --files 1 --forces bottom
