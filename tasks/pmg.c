@@ -175,10 +175,13 @@ typedef struct {
   const double *P;
   int Npf, Npc, K, prolong;
   int Nf, Nc;   /* degrees (the GPU kernels are instantiated per pair) */
+  const insdg_ops *op;        /* prolong_grad_cl: the fine level's operators and block, */
+  const insdg_block *blk;     /* for the local gradient of fine x after the update */
 } transfer_args;
 
-/* prolong: [coarse x (R), fine x (RW)]; restrict: [fine b, fine Ad (R), coarse b (W)], of
-   the residual r = b - Ad computed on the fly */
+/* prolong: [coarse x (R), fine x (RW), (ux, uy (W): with a.op, then the local gradient of
+   fine x)]; restrict: [fine b, fine Ad (R), coarse b (W)], of the residual r = b - Ad
+   computed on the fly */
 static void transfer_cpu(void *buffers[], void *cl_arg)
 {
   transfer_args a;
@@ -210,6 +213,9 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
         for (int j = 0; j < a.Npc; ++j) c[j] += a.P[i * a.Npc + j] * f[i];
     }
   }
+  if (a.prolong && a.op)
+    insdg_op_local_gradient(a.op, a.blk, dst, (double *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                            (double *)STARPU_VECTOR_GET_PTR(buffers[3]));
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -238,9 +244,14 @@ static struct starpu_codelet transfer_cl = {INSDG_CODELET_FUNCS(transfer_cpu, tr
                                             .modes = {STARPU_R, STARPU_RW}, .name = "insdg_pmg_transfer"};
 static struct starpu_codelet restrict_cl = {INSDG_CODELET_FUNCS(transfer_cpu, transfer_cuda) .nbuffers = 3,
                                             .modes = {STARPU_R, STARPU_R, STARPU_W}, .name = "insdg_pmg_restrict"};
+/* the prolongation that also makes the local gradient of fine x (insdg_task_fuse_local_gradient: CPU) */
+static struct starpu_codelet prolong_grad_cl = {.cpu_funcs = {transfer_cpu}, .nbuffers = 4,
+                                                .modes = {STARPU_R, STARPU_RW, STARPU_W, STARPU_W},
+                                                .name = "insdg_pmg_prolong_grad"};
 
-/* fine level l, coarse level l+1; the restriction is of the residual b - Ad */
-static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
+/* fine level l, coarse level l+1; the restriction is of the residual b - Ad. g (prolong
+   only, or NULL): the local gradient of the fine x into g->ux, g->uy too */
+static void submit_transfer(insdg_pmg *pmg, int l, int prolong, const insdg_grad_out *g)
 {
   level *f = &pmg->lev[l], *c = &pmg->lev[l + 1];
   const insdg_layout *L = f->L;
@@ -248,12 +259,19 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong)
   transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int b = f->Tp->b_begin; b < f->Tp->b_end; ++b) {
-    transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N};
-    const int status =
-        prolong ? INSDG_TASK_INSERT(&transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b], STARPU_VALUE,
-                                    &a, sizeof a, 0)
-                : INSDG_TASK_INSERT(&restrict_cl, STARPU_R, f->b->block[b], STARPU_R, f->Ad->block[b], STARPU_W,
-                                    c->b->block[b], STARPU_VALUE, &a, sizeof a, 0);
+    transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N, NULL, NULL};
+    int status;
+    if (prolong && g) {
+      INSDG_CHECK(g->of == f->x);
+      a.op = f->op, a.blk = L->block[b];
+      status = INSDG_TASK_INSERT(&prolong_grad_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b], STARPU_W,
+                                 g->ux->block[b], STARPU_W, g->uy->block[b], STARPU_VALUE, &a, sizeof a, 0);
+    } else {
+      status = prolong ? INSDG_TASK_INSERT(&transfer_cl, STARPU_R, c->x->block[b], STARPU_RW, f->x->block[b],
+                                           STARPU_VALUE, &a, sizeof a, 0)
+                       : INSDG_TASK_INSERT(&restrict_cl, STARPU_R, f->b->block[b], STARPU_R, f->Ad->block[b], STARPU_W,
+                                           c->b->block[b], STARPU_VALUE, &a, sizeof a, 0);
+    }
     INSDG_CHECK(status == 0);
   }
 }
@@ -478,8 +496,10 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
    the p-levels with CPU codelets also makes the local gradient of the vector the next
    operator application reads: the next direction, or, when residual_next (the caller
    applies A to x next), x after the last step, whose gradient buffers *gx then names
-   (gx->of NULL otherwise). */
-static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_next, insdg_grad_out *gx)
+   (gx->of NULL otherwise). x_grad: x's local gradient for the first operator when x is
+   not zero (made by the prolongation), or NULL. */
+static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_next, insdg_grad_out *gx,
+                      const insdg_grad_out *x_grad)
 {
   const double upper = 1.1 * v->lambda_max, lower = (is_last(pmg, v) ? 0.1 : pmg->cheb_lower) * v->lambda_max;
   const insdg_dinv D = {v->dinv, v->block};
@@ -487,7 +507,7 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_nex
   const int fuse = !is_last(pmg, v) && insdg_task_fuse_local_gradient(v->Tp);
   double rho_old = 1.0 / sigma;
   insdg_grad_out g = {NULL, NULL, NULL};
-  if (!zero_guess) apply_A(pmg, v, v->x, v->Ad, NULL);
+  if (!zero_guess) apply_A(pmg, v, v->x, v->Ad, x_grad);
   /* the vector read next: the direction while steps remain, then x (or nothing) */
 #define NEXT_READ(dir, last) ((last) ? (residual_next ? v->x : NULL) : (dir))
   insdg_dfield *of = fuse ? NEXT_READ(v->d, pmg->cheb_degree < 2) : NULL;
@@ -511,18 +531,18 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_nex
 static void vcycle(insdg_pmg *pmg, int l)
 {
   level *v = &pmg->lev[l];
-  insdg_grad_out gx;
-  chebyshev(pmg, v, 1, 1, &gx);
+  insdg_grad_out gx, xg = {NULL, NULL, NULL};
+  chebyshev(pmg, v, 1, 1, &gx, NULL);
   apply_A(pmg, v, v->x, v->Ad, gx.of ? &gx : NULL);   /* the residual b - Ad is formed by the restriction */
   if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
     coarse_correction(pmg, v);
   } else {
-    submit_transfer(pmg, l, 0);
+    submit_transfer(pmg, l, 0, NULL);
     vcycle(pmg, l + 1);
-    submit_transfer(pmg, l, 1);
+    if (insdg_task_fuse_local_gradient(v->Tp)) next_gradient(v, &xg, v->x);   /* for post-smoothing's first operator */
+    submit_transfer(pmg, l, 1, xg.of ? &xg : NULL);
   }
-  insdg_grad_out none;
-  chebyshev(pmg, v, 0, 0, &none);
+  chebyshev(pmg, v, 0, 0, &gx, xg.of ? &xg : NULL);
 }
 
 /* the finest level works on the caller's vectors: b = in, x = out (no copies) */
