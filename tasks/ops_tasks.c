@@ -236,9 +236,9 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
 }
 
-int insdg_task_sipdg_in_parts(const insdg_tasks *T)
+/* 1 where the codelets run on CPU workers (not GPU codelets, nor their CPU emulation) */
+static int cpu_codelets(void)
 {
-  if (T->b_end - T->b_begin < 2) return 0;
 #if defined INSDG_GPU_CODELETS_ON_CPU
   return 0;
 #elif defined INSDG_STARPU_GPU
@@ -248,16 +248,12 @@ int insdg_task_sipdg_in_parts(const insdg_tasks *T)
 #endif
 }
 
+int insdg_task_sipdg_in_parts(const insdg_tasks *T) { return T->b_end - T->b_begin >= 2 && cpu_codelets(); }
+
 int insdg_task_fuse_local_gradient(const insdg_tasks *T)
 {
   (void)T;
-#if defined INSDG_GPU_CODELETS_ON_CPU
-  return 0;
-#elif defined INSDG_STARPU_GPU
-  return insdg_starpu_gpu_where() == STARPU_CPU;
-#else
-  return 1;
-#endif
+  return cpu_codelets();
 }
 
 /* A u, the local gradient (ux, uy) of u made here unless given */

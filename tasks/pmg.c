@@ -490,6 +490,13 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
   insdg_task_sipdg(pmg->bc, pmg->lambda, in, own.ux, own.uy, out);
 }
 
+/* the vector the operator after a Chebyshev update reads: the direction while steps remain,
+   then x when the caller applies A to it next (residual_next), else none */
+static insdg_dfield *read_next(level *v, insdg_dfield *dir, int last, int residual_next)
+{
+  return last ? (residual_next ? v->x : NULL) : dir;
+}
+
 /* Chebyshev iteration on D^-1 A over [f lmax, 1.1 lmax], f = 1/4 on the p-levels and 1/10
    on the degree-1 level (the AMG smoother, docs/amg.md); x = 0 on entry when zero_guess.
    Each step is the operator and one fused update task per block (vec_tasks.h), which on
@@ -508,9 +515,7 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_nex
   double rho_old = 1.0 / sigma;
   insdg_grad_out g = {NULL, NULL, NULL};
   if (!zero_guess) apply_A(pmg, v, v->x, v->Ad, x_grad);
-  /* the vector read next: the direction while steps remain, then x (or nothing) */
-#define NEXT_READ(dir, last) ((last) ? (residual_next ? v->x : NULL) : (dir))
-  insdg_dfield *of = fuse ? NEXT_READ(v->d, pmg->cheb_degree < 2) : NULL;
+  insdg_dfield *of = fuse ? read_next(v, v->d, pmg->cheb_degree < 2, residual_next) : NULL;
   if (of) next_gradient(v, &g, of);
   insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess, of ? &g : NULL);
   insdg_dfield *d = v->d;   /* the current direction: v->d, then alternating with v->d2 */
@@ -518,13 +523,12 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_nex
     apply_A(pmg, v, d, v->Ad, g.of ? &g : NULL);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
     insdg_dfield *next = !insdg_task_sipdg_in_parts(v->Tp) ? d : d == v->d ? v->d2 : v->d;
-    of = fuse ? NEXT_READ(next, k == pmg->cheb_degree) : NULL;
+    of = fuse ? read_next(v, next, k == pmg->cheb_degree, residual_next) : NULL;
     g = (insdg_grad_out){NULL, NULL, NULL};
     if (of) next_gradient(v, &g, of);
     insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x, of ? &g : NULL);
     d = next, rho_old = rho;
   }
-#undef NEXT_READ
   *gx = g.of == v->x ? g : (insdg_grad_out){NULL, NULL, NULL};
 }
 
