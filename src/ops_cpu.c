@@ -9,6 +9,16 @@
 #include "ops.h"
 #include "ops_curved.h"
 
+/* doubles per vector register of the build: the one-element kernels (N <= 4) work in
+   whole vectors of this many lanes */
+#if defined(__AVX512F__)
+#define OPS_VW 8
+#elif defined(__AVX__)
+#define OPS_VW 4
+#else
+#define OPS_VW 2
+#endif
+
 #define PASTE(a, b) a##b
 #define XPASTE(a, b) PASTE(a, b)
 #define KFN(name) XPASTE(name, N)
@@ -100,6 +110,18 @@ static double *transpose(const double *A, int rows, int cols)
   return T;
 }
 
+/* the transpose of the m x n matrix A with its rows zero-padded to npad >= m:
+   T[j][i] = A[i][j] for i < m, 0 for m <= i < npad (j < n); 64-byte aligned */
+static double *transpose_padded(const double *A, int m, int n, int npad)
+{
+  void *p = NULL;
+  INSDG_CHECK(npad >= m && posix_memalign(&p, 64, sizeof(double) * (size_t)n * npad) == 0);
+  double *T = p;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < npad; ++i) T[(size_t)j * npad + i] = i < m ? A[(size_t)i * n + j] : 0.0;
+  return T;
+}
+
 insdg_ops *insdg_ops_create(const insdg_ref *ref)
 {
   const int N = ref->N, Np = ref->Np;
@@ -113,6 +135,11 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
+  op->npad = (Np + OPS_VW - 1) / OPS_VW * OPS_VW;
+  op->DrTp = transpose_padded(ref->Dr, Np, Np, op->npad);
+  op->DsTp = transpose_padded(ref->Ds, Np, Np, op->npad);
+  op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
+  op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
   return op;
 }
 
@@ -121,6 +148,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
+  free(op->DrTp), free(op->DsTp), free(op->LIFTTp), free(op->MTp);
   free(op);
 }
 

@@ -3,7 +3,7 @@
 standard json and csv modules and netCDF4 -- not with insdg's own code.
 
 usage: check_run.py DIR --steps S --files F [--forces NAME ...] [--coefficients]
-                    [--max-error FIELD=TOL ...] [--compare OTHER_DIR --rtol R]
+                    [--max-error FIELD=TOL ...] [--compare OTHER_DIR --rtol R [--atol A]]
                     [--status "not converged"] [--iterations FIELD=LO:HI ...]
 
 Checks: summary.json parses, has every documented key, status "completed" (or the one
@@ -13,7 +13,8 @@ per step with increasing step numbers and times; exactly F files fields_NNNNNN.n
 readable by netCDF4 with u, v, p, vorticity, divergence on the UGRID mesh (the divergence's
 largest magnitude equal to diagnostics.csv's max_div_u of that step) and a time equal to its
 step's time. With --compare: the same errors and last diagnostics row as another run's,
-to relative tolerance R (decomposition invariance).
+to relative tolerance R (decomposition invariance): |a - b| <= R |b| + A for every value, A
+(default 0) for values that are zero to round-off (the net force on a body that has none).
 """
 import argparse
 import csv
@@ -182,9 +183,12 @@ def compare(s, rows, args):
     pairs = [(s["errors"][k]["absolute"], o["errors"][k]["absolute"]) for k in ("u", "v", "p")]
     pairs += [(float(a), float(b)) for a, b in zip(rows[-1][7:], orow[7:])]
     worst = max(abs(a - b) / max(abs(b), 1e-300) for a, b in pairs)
-    print(f"  against {args.compare}: largest relative difference {worst:.2e} (tolerance {args.rtol})")
-    if not worst <= args.rtol:
-        fail(f"differs from {args.compare} by {worst}")
+    print(f"  against {args.compare}: largest relative difference {worst:.2e} (tolerance {args.rtol}"
+          + (f", or absolute {args.atol})" if args.atol else ")"))
+    bad = [(a, b) for a, b in pairs if not abs(a - b) <= args.rtol * abs(b) + args.atol]
+    if bad:
+        a, b = max(bad, key=lambda ab: abs(ab[0] - ab[1]))
+        fail(f"differs from {args.compare}: {a!r} against {b!r} (relative {abs(a - b) / max(abs(b), 1e-300):.3e})")
 
 
 def check_trace(path, s):
@@ -221,6 +225,7 @@ def main():
     p.add_argument("--coarse", choices=["band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
+    p.add_argument("--atol", type=float, default=0.0)
     p.add_argument("--status", default="completed")
     p.add_argument("--trace", help="the run's INSDG_TRACE file")
     args = p.parse_args()
