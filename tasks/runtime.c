@@ -60,6 +60,33 @@ static int my_cores(int *shared)
 
 static int starpu_started = 0;
 
+/* A StarPU built with polling drivers (the GPU bundle's: StarPU 1.3's blocking drivers turn
+   the CUDA workers' pipeline off) keeps every worker spinning on a core while it waits,
+   and StarPU-MPI's progress thread too while messages are pending. With fewer cores than
+   that in the rank's binding they take turns in the kernel's time slices, and every
+   hand-over waits for one: measured 100x slower on two ranks that mpirun had bound to one
+   core each (docs/performance.md "GPU"). Say so once per rank, with the way out. */
+static void warn_polling_oversubscribed(void)
+{
+#ifdef STARPU_NON_BLOCKING_DRIVERS
+  cpu_set_t m;
+  CPU_ZERO(&m);
+  if (sched_getaffinity(0, sizeof m, &m)) return;
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size), MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int cores = CPU_COUNT(&m), workers = (int)starpu_worker_get_count();
+  const int spinning = workers + (size > 1);
+  if (cores > 0 && spinning > cores)
+    fprintf(stderr,
+            "insdg: warning: rank %d may run on %d core(s) but has %d polling thread(s) (%u CPU + %u CUDA "
+            "worker(s)%s): they will take turns and every task hand-over waits for a time slice; give each "
+            "rank %d cores (mpirun --bind-to none, or --map-by slot:PE=%d; srun --cpus-per-task=%d) or fewer "
+            "workers (STARPU_NCPU)\n",
+            rank, cores, spinning, starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(),
+            size > 1 ? " + StarPU-MPI's progress thread" : "", spinning, spinning, spinning);
+#endif
+}
+
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
 {
   return insdg_runtime_init_mpi(argc, argv, err, errlen) || insdg_runtime_init_starpu(opts, err, errlen);
@@ -130,6 +157,7 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     snprintf(err, errlen, "%s", no_cpu);
     return 1;
   }
+  warn_polling_oversubscribed();
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   starpu_started = 1;
   if (getenv("INSDG_TRACE") && *getenv("INSDG_TRACE")) {
