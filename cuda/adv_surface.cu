@@ -49,7 +49,7 @@ template <int N, int C>
 struct SasCand {
     static constexpr int G = cand_groups(C, SasConfig<N>::T), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * SasConfig<N>::SHARED * G * P;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SasConfig<N>::T <= 1024;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SasConfig<N>::T <= 1024 && CAND_R[C] == 1;
 };
 
 // Trace of field k at face node n of element e: side 0 interior, side 1 exterior.

@@ -213,7 +213,7 @@ template <int N, int C>
 struct SavCand {
     static constexpr int G = cand_groups(C, Dim<N>::NP), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * 8 * Dim<N>::NP * G * P;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * Dim<N>::NP <= 1024;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * Dim<N>::NP <= 1024 && CAND_R[C] == 1;
 };
 
 template <int N>

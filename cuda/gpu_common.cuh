@@ -76,16 +76,22 @@ int dispatch_n(int N, F &&f)
 }
 
 // ---- launch candidates: the per-N choice of elements per block and per thread -------------
-// A candidate c is (threads per block aimed at CAND_TB[c], elements per thread CAND_P[c]):
-// a kernel of T threads per element runs G = ceil(CAND_TB/T) groups of T threads, each
-// group handling P elements, so G*P elements per block. Each tunable kernel has a table
+// A candidate c is (threads per block aimed at CAND_TB[c], elements per thread CAND_P[c],
+// nodes per thread CAND_R[c]): a kernel of T threads per element runs G = ceil(CAND_TB/T)
+// groups of T threads, each group handling P elements, so G*P elements per block. With R
+// nodes per thread (the kernels whose threads each own output nodes of an element: local
+// gradient, mass, inverse mass) an element takes T = ceil(Np/R) threads and thread i its
+// nodes i, i+T, ...: each value read from shared memory then serves R*P multiply-adds
+// and each matrix entry P, where R = 1 leaves one shared load per P of them (the L1/TEX
+// bound of docs/performance.md "GPU"). The other kernels compile R = 1 candidates only. Each tunable kernel has a table
 // TUNED[N] of the candidate it uses at degree N (chosen on a GPU by bench_gpu --sweep,
 // docs/performance.md "GPU"). A normal build compiles only the tuned candidate of each N;
 // -DINSDG_GPU_TUNING=ON compiles them all, so that bench_gpu and test_gpu can run any of
 // them through insdg_gpu_select_candidate().
 constexpr int NCAND = INSDG_GPU_NCANDIDATES;
-constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256};
-constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4};
+constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256, 64, 128, 64, 128, 256, 128};
+constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4};
+constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
 constexpr int cand_groups(int c, int T) { return cmax(1, (CAND_TB[c] + T - 1) / T); }
 constexpr int SHARED_LIMIT = 48 * 1024;  // static shared memory of one block
 

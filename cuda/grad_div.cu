@@ -26,7 +26,7 @@ template <int C, int T, int SHARED_PER_ELEMENT>
 struct GdCand {
     static constexpr int G = cand_groups(C, T), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * SHARED_PER_ELEMENT * G * P;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024 && CAND_R[C] == 1;
 };
 template <int N, int C>
 using GsCand = GdCand<C, GdConfig<N>::T, 2 * Dim<N>::NFACE>;

@@ -8,8 +8,9 @@
 //   1  Kernels 1+2: u staged in shared memory, products fully unrolled;
 //   2  Kernel 3: several elements per block (about 256 threads);
 //   3  Kernel 4: several elements per block and P elements per thread, so that each
-//      loaded entry of Dr, Ds serves P elements (results in registers); elements per
-//      block and per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
+//      loaded entry of Dr, Ds serves P elements (results in registers), and with R > 1
+//      nodes per thread each staged u value R*P products; elements per block, elements
+//      and nodes per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
 // const and __restrict__ (the paper's Kernel 2) are on every version.
 
 #include "gpu_common.cuh"
@@ -38,14 +39,16 @@ lg_v0(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, con
     uy[id] = g[RY] * ur + g[SY] * us;
 }
 
-// G groups of NP threads; group g handles the block's elements p*G + g, p < P.
-template <int N, int G, int P>
-__global__ void __launch_bounds__(G * Dim<N>::NP)
+// G groups of T = ceil(NP/R) threads; group g handles the block's elements p*G + g, p < P,
+// and its thread i the nodes i + r*T < NP, r < R: each Dr, Ds entry serves P elements and
+// each staged u value R*P products.
+template <int N, int G, int P, int R = 1>
+__global__ void __launch_bounds__(G *((Dim<N>::NP + R - 1) / R))
 lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT,
            const double *__restrict__ vgeo, const double *__restrict__ u, double *__restrict__ ux,
            double *__restrict__ uy)
 {
-    constexpr int NP = Dim<N>::NP, NE = G * P, NT = G * NP;
+    constexpr int NP = Dim<N>::NP, T = (NP + R - 1) / R, NE = G * P, NT = G * T;
     __shared__ double s_u[NE * NP];
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
@@ -53,18 +56,30 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
     stage_doubles<NT>(u, base, total, NE * NP, s_u);
     __syncthreads();
 
-    const int g = t / NP, i = t - g * NP;
-    double ur[P], us[P];
+    const int g = t / T, i = t - g * T;
+    // a node past NP (the last threads when R does not divide NP) reads node NP-1's
+    // column and is never stored
+    int col[R];
 #pragma unroll
-    for (int p = 0; p < P; ++p) ur[p] = 0.0, us[p] = 0.0;
+    for (int r = 0; r < R; ++r) col[r] = i + r * T < NP ? i + r * T : NP - 1;
+    double ur[R][P], us[R][P];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int p = 0; p < P; ++p) ur[r][p] = 0.0, us[r][p] = 0.0;
 #pragma unroll
     for (int j = 0; j < NP; ++j) {
-        const double dr = DrT[j * NP + i], ds = DsT[j * NP + i];
+        double uj[P];
 #pragma unroll
-        for (int p = 0; p < P; ++p) {
-            const double uj = s_u[(p * G + g) * NP + j];
-            ur[p] += dr * uj;
-            us[p] += ds * uj;
+        for (int p = 0; p < P; ++p) uj[p] = s_u[(p * G + g) * NP + j];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const double dr = DrT[j * NP + col[r]], ds = DsT[j * NP + col[r]];
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                ur[r][p] += dr * uj[p];
+                us[r][p] += ds * uj[p];
+            }
         }
     }
 #pragma unroll
@@ -72,9 +87,13 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
         const size_t e = e_first + p * G + g;
         if (e < (size_t)K) {
             const double *gg = vgeo + e * NVGEO;
-            const size_t id = e * NP + i;
-            ux[id] = gg[RX] * ur[p] + gg[SX] * us[p];
-            uy[id] = gg[RY] * ur[p] + gg[SY] * us[p];
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                if (i + r * T < NP) {
+                    const size_t id = e * NP + i + r * T;
+                    ux[id] = gg[RX] * ur[r][p] + gg[SX] * us[r][p];
+                    uy[id] = gg[RY] * ur[r][p] + gg[SY] * us[r][p];
+                }
         }
     }
 }
@@ -86,22 +105,21 @@ struct LgConfig {
     static constexpr int NP = Dim<N>::NP;
     static constexpr int G2 = (256 + NP - 1) / NP;
 };
-constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 6, 1, 8, 6, 8, 8, 8, 7, 7, 9};
+constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 9, 1, 11, 12, 15, 8, 8, 7, 7, 9};
 
 template <int N, int C>
 struct LgCand {
-    static constexpr int G = cand_groups(C, Dim<N>::NP), P = CAND_P[C];
+    static constexpr int R = CAND_R[C], T = (Dim<N>::NP + R - 1) / R, G = cand_groups(C, T), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * G * P * Dim<N>::NP;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024;
 };
 
-template <int N, int G, int P>
+template <int N, int G, int P, int NR = 1>
 int launch_blocked(int K, const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, double *ux,
                    double *uy, gpuStream_t s)
 {
-    constexpr int NE = G * P;
-    lg_blocked<N, G, P><<<nblocks_for((size_t)K, NE), G * Dim<N>::NP, 0, s>>>(K, R->DrT, R->DsT, B->vgeo, u, ux,
-                                                                                uy);
+    constexpr int NE = G * P, T = (Dim<N>::NP + NR - 1) / NR;
+    lg_blocked<N, G, P, NR><<<nblocks_for((size_t)K, NE), G * T, 0, s>>>(K, R->DrT, R->DsT, B->vgeo, u, ux, uy);
     return launch_status();
 }
 
@@ -121,7 +139,7 @@ int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const 
         return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            else return launch_blocked<N, Q::G, Q::P>(K, R, B, u, ux, uy, s);
+            else return launch_blocked<N, Q::G, Q::P, Q::R>(K, R, B, u, ux, uy, s);
         });
     default: return INSDG_GPU_EBADVERSION;
     }
@@ -140,7 +158,7 @@ int info(int version, insdg_gpu_launch *out)
         return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            set_launch(out, Q::G * NP, Q::G * Q::P, Q::P, Q::SHARED);
+            set_launch(out, Q::G * Q::T, Q::G * Q::P, Q::P, Q::SHARED);
             return INSDG_GPU_OK;
         });
     default: return INSDG_GPU_EBADVERSION;

@@ -5,9 +5,10 @@
 //   mass:          z[e][i] = (alpha J) sum_j M[i][j] r[e][j]
 //   prolong:       fine[e][i] += sum_j P[i][j] coarse[e][j]      (j < Npc)
 //   restrict:      coarse[e][j] = sum_i P[i][j] fine[e][i]       (i < Npf)
-// Each: G groups of Np threads (the fine Np for the transfers), P elements per thread
-// (each matrix entry loaded once for P elements), the input staged in shared memory; G
-// and P a launch candidate per N (gpu_common.cuh). Transfers are specialised on the fine
+// Each: G groups of threads, P elements per thread (each matrix entry loaded once for P
+// elements), the input staged in shared memory; mass and inverse mass also R nodes per
+// thread (each staged value used for R nodes); G, P and R a launch candidate per N
+// (gpu_common.cuh). Transfers are specialised on the fine
 // degree (the coarse degree of a p-multigrid level is any lower one, a run-time size).
 
 #include "gpu_common.cuh"
@@ -17,42 +18,57 @@ namespace {
 
 // the launch candidate of each degree (gpu_common.cuh): mass and inverse mass; transfers
 // by fine degree
-constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 9, 8, 9, 8, 9, 8, 7, 9, 9};
+constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 15, 15, 11, 15, 13, 13, 15, 13, 14};
 constexpr int TUNED_PROLONG[INSDG_GPU_NMAX + 1] = {0, 2, 9, 9, 9, 7, 7, 9, 7, 9, 9};
 constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7, 7};
 
-// G groups of Np threads (fine Np for the transfers), P elements per thread, one element's
-// input (Np doubles at most) in shared memory per element.
-template <int N, int C>
+// G groups of T threads, P elements per thread, one element's input (Np doubles at most)
+// in shared memory per element. The transfers: T = Np (fine Np), one node per thread
+// (R = 1 candidates only); mass and inverse mass: T = ceil(Np/R), R nodes per thread.
+template <int N, int C, bool NODES = false>
 struct ElemCand {
-    static constexpr int NP = Dim<N>::NP, G = cand_groups(C, NP), P = CAND_P[C], NE = G * P;
+    static constexpr int NP = Dim<N>::NP, R = CAND_R[C], T = (NP + R - 1) / R, G = cand_groups(C, T),
+                         P = CAND_P[C], NE = G * P;
     static constexpr size_t SHARED = sizeof(double) * NE * NP;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * NP <= 1024;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024 && (NODES || R == 1);
 };
 
 // scale = inverse ? 1/J : alpha J;  AT[j*NP + i] = A[i][j]
-// Group g handles the block's elements q*G + g, q < P: each AT entry serves P elements.
-template <int N, bool INVERSE, int G, int P>
-__global__ void __launch_bounds__(G * Dim<N>::NP)
+// Group g handles the block's elements q*G + g, q < P, and its thread i the nodes
+// i + r*T < NP, r < R: each AT entry serves P elements, each staged value R*P products.
+template <int N, bool INVERSE, int G, int P, int R>
+__global__ void __launch_bounds__(G *((Dim<N>::NP + R - 1) / R))
 mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
             const double *__restrict__ r, double *__restrict__ z)
 {
-    constexpr int NP = Dim<N>::NP, NE = G * P, NT = G * NP;
+    constexpr int NP = Dim<N>::NP, T = (NP + R - 1) / R, NE = G * P, NT = G * T;
     __shared__ double s_r[NE * NP];
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
     const size_t base = e_first * NP, total = (size_t)K * NP;
     stage_doubles<NT>(r, base, total, NE * NP, s_r);
     __syncthreads();
-    const int gr = t / NP, i = t - gr * NP;
-    double sum[P];
+    const int gr = t / T, i = t - gr * T;
+    // a node past NP reads node NP-1's column and is never stored
+    int col[R];
 #pragma unroll
-    for (int q = 0; q < P; ++q) sum[q] = 0.0;
+    for (int m = 0; m < R; ++m) col[m] = i + m * T < NP ? i + m * T : NP - 1;
+    double sum[R][P];
+#pragma unroll
+    for (int m = 0; m < R; ++m)
+#pragma unroll
+        for (int q = 0; q < P; ++q) sum[m][q] = 0.0;
 #pragma unroll
     for (int j = 0; j < NP; ++j) {
-        const double a = AT[j * NP + i];
+        double rj[P];
 #pragma unroll
-        for (int q = 0; q < P; ++q) sum[q] += a * s_r[(q * G + gr) * NP + j];
+        for (int q = 0; q < P; ++q) rj[q] = s_r[(q * G + gr) * NP + j];
+#pragma unroll
+        for (int m = 0; m < R; ++m) {
+            const double a = AT[j * NP + col[m]];
+#pragma unroll
+            for (int q = 0; q < P; ++q) sum[m][q] += a * rj[q];
+        }
     }
 #pragma unroll
     for (int q = 0; q < P; ++q) {
@@ -60,7 +76,9 @@ mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ A
         if (e < (size_t)K) {
             const double J = vgeo[e * NVGEO + JAC];
             const double scale = INVERSE ? 1.0 / J : alpha * J;
-            z[e * NP + i] = scale * sum[q];
+#pragma unroll
+            for (int m = 0; m < R; ++m)
+                if (i + m * T < NP) z[e * NP + i + m * T] = scale * sum[m][q];
         }
     }
 }
@@ -70,10 +88,10 @@ int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, 
                 gpuStream_t s)
 {
     return dispatch_candidate<TUNED_MASS[N]>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
-        using Q = ElemCand<N, decltype(c)::value>;
+        using Q = ElemCand<N, decltype(c)::value, true>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
         else {
-            mass_kernel<N, INVERSE, Q::G, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::G * Q::NP, 0, s>>>(
+            mass_kernel<N, INVERSE, Q::G, Q::P, Q::R><<<nblocks_for((size_t)B->K, Q::NE), Q::G * Q::T, 0, s>>>(
                 B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
             return launch_status();
         }
@@ -162,13 +180,13 @@ int launch_transfer(bool prolong, int npc, int K, const double *P, const double 
     return dispatch_candidate<TUNED_RESTRICT[NF]>(selected_candidate(kernel), go);
 }
 
-template <int N, int TUNED>
+template <int N, int TUNED, bool NODES>
 int elem_info(int kernel, insdg_gpu_launch *out)
 {
     return dispatch_candidate<TUNED>(selected_candidate(kernel), [&](auto c) {
-        using Q = ElemCand<N, decltype(c)::value>;
+        using Q = ElemCand<N, decltype(c)::value, NODES>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        set_launch(out, Q::G * Q::NP, Q::NE, Q::P, Q::SHARED);
+        set_launch(out, Q::G * Q::T, Q::NE, Q::P, Q::SHARED);
         return INSDG_GPU_OK;
     });
 }
@@ -190,7 +208,7 @@ int launch_info_mass(int N, insdg_gpu_launch *out)
 {
     return dispatch_n(N, [&](auto n) {
         constexpr int NN = decltype(n)::value;
-        return elem_info<NN, TUNED_MASS[NN]>(INSDG_GPU_KERNEL_MASS, out);
+        return elem_info<NN, TUNED_MASS[NN], true>(INSDG_GPU_KERNEL_MASS, out);
     });
 }
 
@@ -198,8 +216,8 @@ int launch_info_transfer(int kernel, int N, insdg_gpu_launch *out)
 {
     return dispatch_n(N, [&](auto n) {
         constexpr int NN = decltype(n)::value;
-        if (kernel == INSDG_GPU_KERNEL_PMG_PROLONG) return elem_info<NN, TUNED_PROLONG[NN]>(kernel, out);
-        return elem_info<NN, TUNED_RESTRICT[NN]>(kernel, out);
+        if (kernel == INSDG_GPU_KERNEL_PMG_PROLONG) return elem_info<NN, TUNED_PROLONG[NN], false>(kernel, out);
+        return elem_info<NN, TUNED_RESTRICT[NN], false>(kernel, out);
     });
 }
 

@@ -84,7 +84,7 @@ template <int N, int C>
 struct SipdgCand {
     static constexpr int G = cand_groups(C, SipdgConfig<N>::T), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * SipdgConfig<N>::SHARED * G * P;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SipdgConfig<N>::T <= 1024;
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * SipdgConfig<N>::T <= 1024 && CAND_R[C] == 1;
 };
 
 // ---- version 0 -------------------------------------------------------------------------

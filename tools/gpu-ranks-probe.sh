@@ -7,7 +7,8 @@
 # each run's s per step and insdg's warnings (docs/performance.md "GPU"); then one traced run
 # of 1 rank and of 2 unbound ranks (INSDG_TRACE, for tools/trace_summary.py), packed with the
 # log into $PROBE_OUT/probe.tar.gz (default /tmp/probe).
-#   bash tools/gpu-ranks-probe.sh [--mps]     (PROBE_NCUDA=0: the same on CPU workers only)
+#   bash tools/gpu-ranks-probe.sh [--mps | --mps-only]   (PROBE_NCUDA=0: on CPU workers only)
+# --mps-only: 1 rank and 2 unbound ranks, without and with the MPS daemon, nothing else.
 R=$PWD; cd /tmp && tar xJf $R/build/insdg-gpu-bundle.tar.xz; B=/tmp/insdg-gpu
 export LD_LIBRARY_PATH=$B/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib PATH=$B/bin:$PATH OPAL_PREFIX=$B
 export OPAL_PKGLIBDIR=$B/lib/openmpi3 OPAL_PKGDATADIR=$B/share/openmpi OPAL_SYSCONFDIR=$B/etc/openmpi
@@ -25,6 +26,16 @@ go() {
     grep -E "s per step|internal error|insdg: error|insdg: warning" | sort -u | tail -4
 }
 go "1 rank, all cores" insdg
+if [ "${1:-}" = --mps-only ]; then
+  go "2 ranks, unbound (--bind-to none: insdg splits the node)" orterun -np 2 --bind-to none insdg
+  nvidia-cuda-mps-control -d && echo "MPS daemon started" || echo "MPS daemon did not start"
+  go "2 ranks, unbound, MPS" orterun -np 2 --bind-to none insdg
+  go "1 rank, MPS" insdg
+  TRACE=/tmp/probe/trace2r_mps go "2 ranks, unbound, MPS, traced" orterun -np 2 --bind-to none insdg
+  echo quit | nvidia-cuda-mps-control
+  mkdir -p "${PROBE_OUT:-/tmp/probe}" && tar czf "${PROBE_OUT:-/tmp/probe}/probe.tar.gz" -C /tmp/probe probe.log $(cd /tmp/probe && ls trace* 2>/dev/null)
+  exit 0
+fi
 go "1 rank, 1 core (taskset -c 0)" taskset -c 0 insdg
 go "2 ranks, Open MPI's default binding (1 core each)" orterun -np 2 insdg
 go "2 ranks, Open MPI's default binding, CPU workers only" orterun -np 2 -x STARPU_NCUDA=0 insdg
