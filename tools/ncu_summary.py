@@ -4,7 +4,8 @@ Nsight Compute's `--csv` output (tools/gpu-tune.sh --ncu): duration, DRAM throug
 L1/TEX (shared memory and L1 loads) throughput, SM throughput, issue slots busy, achieved
 and theoretical occupancy, registers per thread and static shared memory per block.
 Launches of the same kernel and template arguments are averaged. Lines of the profiled
-program's own output (not starting with a quote) are skipped. Standard library only.
+program's own output (not starting with a quote) are skipped; several runs' CSVs appended
+to one file (each with its header) are read one after the other. Standard library only.
 """
 import csv
 import io
@@ -29,9 +30,16 @@ def main():
     lines = [line for line in open(sys.argv[1]) if line.startswith('"')]
     if not lines:
         sys.exit(f"{sys.argv[1]}: no Nsight Compute rows")
+    # several ncu runs appended to one file: each starts with its header, its launch IDs from 0
+    runs, header = [], lines[0]
+    for line in lines:
+        if line == header:
+            runs.append([])
+        runs[-1].append(line)
     launches = OrderedDict()
-    for r in csv.DictReader(io.StringIO("".join(lines))):
-        launches.setdefault(r["ID"], {"name": r["Kernel Name"]})[r["Metric Name"]] = r["Metric Value"]
+    for k, run in enumerate(runs):
+        for r in csv.DictReader(io.StringIO("".join(run))):
+            launches.setdefault((k, r["ID"]), {"name": r["Kernel Name"]})[r["Metric Name"]] = r["Metric Value"]
     kernels = OrderedDict()
     for m in launches.values():
         # "void insdg_gpu::(anonymous namespace)::sipdg_blocked<5, 7, 2>(...)" -> "sipdg_blocked<5, 7, 2>"
