@@ -60,31 +60,37 @@ static int my_cores(int *shared)
 
 static int starpu_started = 0;
 
-/* A StarPU built with polling drivers (the GPU bundle's: StarPU 1.3's blocking drivers turn
-   the CUDA workers' pipeline off) keeps every worker spinning on a core while it waits,
-   and StarPU-MPI's progress thread too while messages are pending. With fewer cores than
-   that in the rank's binding they take turns in the kernel's time slices, and every
-   hand-over waits for one: measured 100x slower on two ranks that mpirun had bound to one
-   core each (docs/performance.md "GPU"). Say so once per rank, with the way out. */
-static void warn_polling_oversubscribed(void)
+/* Each worker needs a core of its own while it runs a task; a StarPU built with polling
+   drivers (the GPU bundle's: StarPU 1.3's blocking drivers turn the CUDA workers' pipeline
+   off) keeps every worker spinning on a core while it waits too, and StarPU-MPI's progress
+   thread while messages are pending. With fewer cores than that in the rank's binding they
+   take turns in the kernel's time slices: measured 41x slower for one rank of 1 CPU + 1
+   CUDA worker on one core, and 9x for two such ranks that mpirun had bound to one core each
+   (docs/performance.md "GPU"); with blocking drivers, workers beyond the cores add nothing.
+   Say so once per rank, with the way out. */
+static void warn_oversubscribed(void)
 {
 #ifdef STARPU_NON_BLOCKING_DRIVERS
+  const int polling = 1;
+#else
+  const int polling = 0;
+#endif
   cpu_set_t m;
   CPU_ZERO(&m);
   if (sched_getaffinity(0, sizeof m, &m)) return;
   int size = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size), MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const int cores = CPU_COUNT(&m), workers = (int)starpu_worker_get_count();
-  const int spinning = workers + (size > 1);
-  if (cores > 0 && spinning > cores)
+  const unsigned ncpu = starpu_cpu_worker_get_count(), nall = starpu_worker_get_count();
+  const int cores = CPU_COUNT(&m), mpi_thread = polling && size > 1;
+  const int threads = (int)nall + mpi_thread;
+  if (cores > 0 && threads > cores)
     fprintf(stderr,
-            "insdg: warning: rank %d may run on %d core(s) but has %d polling thread(s) (%u CPU + %u CUDA "
-            "worker(s)%s): they will take turns and every task hand-over waits for a time slice; give each "
-            "rank %d cores (mpirun --bind-to none, or --map-by slot:PE=%d; srun --cpus-per-task=%d) or fewer "
-            "workers (STARPU_NCPU)\n",
-            rank, cores, spinning, starpu_cpu_worker_get_count(), starpu_cuda_worker_get_count(),
-            size > 1 ? " + StarPU-MPI's progress thread" : "", spinning, spinning, spinning);
-#endif
+            "insdg: warning: rank %d may run on %d core(s) but has %d %s (%u CPU + %u GPU worker(s)%s): they "
+            "take turns on the cores%s; give each rank %d cores (mpirun --bind-to none, or --map-by slot:PE=%d; "
+            "srun --cpus-per-task=%d) or fewer workers (STARPU_NCPU)\n",
+            rank, cores, threads, polling ? "polling threads" : "workers", ncpu, nall - ncpu,
+            mpi_thread ? " + StarPU-MPI's progress thread" : "",
+            polling ? ", and every task hand-over waits for a time slice" : "", threads, threads, threads);
 }
 
 int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, char *err, size_t errlen)
@@ -157,7 +163,7 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     snprintf(err, errlen, "%s", no_cpu);
     return 1;
   }
-  warn_polling_oversubscribed();
+  warn_oversubscribed();
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   starpu_started = 1;
   if (getenv("INSDG_TRACE") && *getenv("INSDG_TRACE")) {

@@ -47,3 +47,17 @@ set_tests_properties(binding_fewer_workers_unbound PROPERTIES LABELS unit SKIP_R
                      ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${CMAKE_BINARY_DIR}")
 set_tests_properties(binding_one_per_core_bound PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+
+# more workers than the cores a rank may use: one warning naming the counts and the way out
+# (tasks/runtime.c); as many workers as cores: none. taskset gives the rank one core.
+find_program(INSDG_TASKSET taskset)
+if(INSDG_TASKSET)
+  add_test(NAME warn_workers_over_cores COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:insdg> demo ${_mesh} --output ${CMAKE_CURRENT_BINARY_DIR}/warn_demo.nc)
+  set_tests_properties(warn_workers_over_cores PROPERTIES LABELS unit
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=2;STARPU_HOME=${CMAKE_BINARY_DIR}"
+                       PASS_REGULAR_EXPRESSION "insdg: warning: rank 0 may run on 1 core\\(s\\) but has 2 (workers|polling threads) \\(2 CPU \\+ 0 GPU")
+  add_test(NAME no_warning_workers_fit_cores COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:insdg> demo ${_mesh} --output ${CMAKE_CURRENT_BINARY_DIR}/warn_demo.nc)
+  set_tests_properties(no_warning_workers_fit_cores PROPERTIES LABELS unit
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${CMAKE_BINARY_DIR}"
+                       FAIL_REGULAR_EXPRESSION "insdg: warning")
+endif()

@@ -114,7 +114,10 @@ def run_one(a, R, case, outdir):
                f"--chdir={os.path.dirname(outdir)}"] + a.sbatch_args.split() + \
               [a.script, case, outdir]
     else:
-        cmd = ["mpirun", "-np", str(R), a.insdg, "run", case, "--output", outdir, "--progress", "log"]
+        # unbound: insdg gives each rank its share of the cores (Open MPI would bind one or
+        # two ranks to a single core each, whatever the worker count)
+        cmd = ["mpirun", "-np", str(R), "--bind-to", "none", a.insdg, "run", case, "--output", outdir,
+               "--progress", "log"]
     print(f"scaling: R = {R}: {' '.join(cmd)}", flush=True)
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
