@@ -19,7 +19,8 @@
 #      (INSDG_CHECK_SOLVER_RTOL) when a last-bit difference moved a convergence test and
 #      the iteration counts differ; ms per step by stage and StarPU's profile (time
 #      in tasks vs in the runtime, summary.json "runtime") for both;
-#   d. mpirun -np 2 with both ranks on the one GPU, against the 1-rank GPU run (5 steps);
+#   d. mpirun -np 2 with both ranks on the one GPU, against the 1-rank GPU run (5 steps),
+#      and no rank warned of fewer cores than workers;
 #   e. StarPU's performance-model samples of these runs.
 # --no-gpu: the bundle's CPU path only (Open MPI starts, StarPU starts with 0 CUDA
 #   workers, insdg run on CPU workers, 1 and 2 ranks); this is what the ctest `bundle`
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1; shift ;;
     --cases) CASES="$2"; shift 2 ;;
     --no-mpi) NOMPI=1; shift ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -251,6 +252,10 @@ else
        --label "taylor6_short: 2 ranks vs 1 rank on the GPU" --expect-cuda 1 >>"$SUMMARY"; then
     pass "2 ranks on one GPU agree with 1 rank"
   else fail "2 ranks on one GPU"; fi
+  # each rank must have found cores enough for its polling threads (tasks/runtime.c warns)
+  if grep -q "insdg: warning: rank .* core" "$WORK/runs/taylor6_short_gpu2r/log"; then
+    fail "2 ranks on one GPU: $(grep -m1 "insdg: warning: rank" "$WORK/runs/taylor6_short_gpu2r/log" | cut -c1-160)"
+  else pass "2 ranks on one GPU: each rank has cores enough for its workers"; fi
   fi
 fi
 
