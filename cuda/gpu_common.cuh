@@ -83,8 +83,8 @@ int dispatch_n(int N, F &&f)
 // gradient, mass, inverse mass) an element takes T = ceil(Np/R) threads and thread i its
 // nodes i, i+T, ...: each value read from shared memory then serves R*P multiply-adds
 // and each matrix entry P, where R = 1 leaves one shared load per P of them (the L1/TEX
-// bound of docs/performance.md "GPU"). The other kernels compile R = 1 candidates only. Each tunable kernel has a table
-// TUNED[N] of the candidate it uses at degree N (chosen on a GPU by bench_gpu --sweep,
+// bound of docs/performance.md "GPU"). The other kernels compile R = 1 candidates only.
+// Each tunable kernel has a table TUNED[N] of the candidate it uses at degree N (chosen on a GPU by bench_gpu --sweep,
 // docs/performance.md "GPU"). A normal build compiles only the tuned candidate of each N;
 // -DINSDG_GPU_TUNING=ON compiles them all, so that bench_gpu and test_gpu can run any of
 // them through insdg_gpu_select_candidate().
@@ -93,6 +93,17 @@ constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256, 6
 constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4};
 constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
 constexpr int cand_groups(int c, int T) { return cmax(1, (CAND_TB[c] + T - 1) / T); }
+// threads per element with R nodes per thread
+__host__ __device__ constexpr int node_threads(int NP, int R) { return (NP + R - 1) / R; }
+// the operator column of each node thread i owns (i, i + T, ...); a node past NP reads
+// node NP-1's column: it is computed and never stored
+template <int NP, int R>
+__device__ __forceinline__ void node_columns(int i, int col[R])
+{
+    constexpr int T = node_threads(NP, R);
+#pragma unroll
+    for (int r = 0; r < R; ++r) col[r] = i + r * T < NP ? i + r * T : NP - 1;
+}
 constexpr int SHARED_LIMIT = 48 * 1024;  // static shared memory of one block
 
 // The candidate selected for a kernel (INSDG_GPU_KERNEL_*): -1 = its TUNED[N].

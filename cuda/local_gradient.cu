@@ -43,12 +43,12 @@ lg_v0(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, con
 // and its thread i the nodes i + r*T < NP, r < R: each Dr, Ds entry serves P elements and
 // each staged u value R*P products.
 template <int N, int G, int P, int R = 1>
-__global__ void __launch_bounds__(G *((Dim<N>::NP + R - 1) / R))
+__global__ void __launch_bounds__(G * node_threads(Dim<N>::NP, R))
 lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT,
            const double *__restrict__ vgeo, const double *__restrict__ u, double *__restrict__ ux,
            double *__restrict__ uy)
 {
-    constexpr int NP = Dim<N>::NP, T = (NP + R - 1) / R, NE = G * P, NT = G * T;
+    constexpr int NP = Dim<N>::NP, T = node_threads(NP, R), NE = G * P, NT = G * T;
     __shared__ double s_u[NE * NP];
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
@@ -57,11 +57,8 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
     __syncthreads();
 
     const int g = t / T, i = t - g * T;
-    // a node past NP (the last threads when R does not divide NP) reads node NP-1's
-    // column and is never stored
     int col[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) col[r] = i + r * T < NP ? i + r * T : NP - 1;
+    node_columns<NP, R>(i, col);
     double ur[R][P], us[R][P];
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -109,7 +106,7 @@ constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 9, 1, 11, 12, 15, 8, 8, 7, 7, 9};
 
 template <int N, int C>
 struct LgCand {
-    static constexpr int R = CAND_R[C], T = (Dim<N>::NP + R - 1) / R, G = cand_groups(C, T), P = CAND_P[C];
+    static constexpr int R = CAND_R[C], T = node_threads(Dim<N>::NP, R), G = cand_groups(C, T), P = CAND_P[C];
     static constexpr size_t SHARED = sizeof(double) * G * P * Dim<N>::NP;
     static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024;
 };
@@ -118,7 +115,7 @@ template <int N, int G, int P, int NR = 1>
 int launch_blocked(int K, const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, double *ux,
                    double *uy, gpuStream_t s)
 {
-    constexpr int NE = G * P, T = (Dim<N>::NP + NR - 1) / NR;
+    constexpr int NE = G * P, T = node_threads(Dim<N>::NP, NR);
     lg_blocked<N, G, P, NR><<<nblocks_for((size_t)K, NE), G * T, 0, s>>>(K, R->DrT, R->DsT, B->vgeo, u, ux, uy);
     return launch_status();
 }

@@ -8,8 +8,8 @@
 // Each: G groups of threads, P elements per thread (each matrix entry loaded once for P
 // elements), the input staged in shared memory; mass and inverse mass also R nodes per
 // thread (each staged value used for R nodes); G, P and R a launch candidate per N
-// (gpu_common.cuh). Transfers are specialised on the fine
-// degree (the coarse degree of a p-multigrid level is any lower one, a run-time size).
+// (gpu_common.cuh). Transfers are specialised on the fine degree (the coarse degree of a
+// p-multigrid level is any lower one, a run-time size).
 
 #include "gpu_common.cuh"
 
@@ -27,7 +27,7 @@ constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7
 // (R = 1 candidates only); mass and inverse mass: T = ceil(Np/R), R nodes per thread.
 template <int N, int C, bool NODES = false>
 struct ElemCand {
-    static constexpr int NP = Dim<N>::NP, R = CAND_R[C], T = (NP + R - 1) / R, G = cand_groups(C, T),
+    static constexpr int NP = Dim<N>::NP, R = CAND_R[C], T = node_threads(NP, R), G = cand_groups(C, T),
                          P = CAND_P[C], NE = G * P;
     static constexpr size_t SHARED = sizeof(double) * NE * NP;
     static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024 && (NODES || R == 1);
@@ -37,11 +37,11 @@ struct ElemCand {
 // Group g handles the block's elements q*G + g, q < P, and its thread i the nodes
 // i + r*T < NP, r < R: each AT entry serves P elements, each staged value R*P products.
 template <int N, bool INVERSE, int G, int P, int R>
-__global__ void __launch_bounds__(G *((Dim<N>::NP + R - 1) / R))
+__global__ void __launch_bounds__(G * node_threads(Dim<N>::NP, R))
 mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
             const double *__restrict__ r, double *__restrict__ z)
 {
-    constexpr int NP = Dim<N>::NP, T = (NP + R - 1) / R, NE = G * P, NT = G * T;
+    constexpr int NP = Dim<N>::NP, T = node_threads(NP, R), NE = G * P, NT = G * T;
     __shared__ double s_r[NE * NP];
     const int t = threadIdx.x;
     const size_t e_first = (size_t)blockIdx.x * NE;
@@ -49,10 +49,8 @@ mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ A
     stage_doubles<NT>(r, base, total, NE * NP, s_r);
     __syncthreads();
     const int gr = t / T, i = t - gr * T;
-    // a node past NP reads node NP-1's column and is never stored
     int col[R];
-#pragma unroll
-    for (int m = 0; m < R; ++m) col[m] = i + m * T < NP ? i + m * T : NP - 1;
+    node_columns<NP, R>(i, col);
     double sum[R][P];
 #pragma unroll
     for (int m = 0; m < R; ++m)

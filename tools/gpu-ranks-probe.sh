@@ -25,6 +25,11 @@ go() {
   timeout 90 env STARPU_NCUDA=${PROBE_NCUDA:-1} STARPU_NCPU=1 ${TRACE:+INSDG_TRACE=$TRACE} "$@" run $C --output /tmp/probe/r$n 2>&1 |
     grep -E "s per step|internal error|insdg: error|insdg: warning" | sort -u | tail -4
 }
+# the log and the traces, into $PROBE_OUT/probe.tar.gz
+pack() {
+  mkdir -p "${PROBE_OUT:-/tmp/probe}" &&
+    tar czf "${PROBE_OUT:-/tmp/probe}/probe.tar.gz" -C /tmp/probe probe.log $(cd /tmp/probe && ls trace* 2>/dev/null)
+}
 go "1 rank, all cores" insdg
 if [ "${1:-}" = --mps-only ]; then
   go "2 ranks, unbound (--bind-to none: insdg splits the node)" orterun -np 2 --bind-to none insdg
@@ -33,7 +38,7 @@ if [ "${1:-}" = --mps-only ]; then
   go "1 rank, MPS" insdg
   TRACE=/tmp/probe/trace2r_mps go "2 ranks, unbound, MPS, traced" orterun -np 2 --bind-to none insdg
   echo quit | nvidia-cuda-mps-control
-  mkdir -p "${PROBE_OUT:-/tmp/probe}" && tar czf "${PROBE_OUT:-/tmp/probe}/probe.tar.gz" -C /tmp/probe probe.log $(cd /tmp/probe && ls trace* 2>/dev/null)
+  pack
   exit 0
 fi
 go "1 rank, 1 core (taskset -c 0)" taskset -c 0 insdg
@@ -50,4 +55,4 @@ if [ "${1:-}" = --mps ]; then
 fi
 TRACE=/tmp/probe/trace1r go "1 rank, all cores, traced" insdg
 TRACE=/tmp/probe/trace2r go "2 ranks, unbound, traced" orterun -np 2 --bind-to none insdg
-mkdir -p "${PROBE_OUT:-/tmp/probe}" && tar czf "${PROBE_OUT:-/tmp/probe}/probe.tar.gz" -C /tmp/probe probe.log $(cd /tmp/probe && ls trace* 2>/dev/null)
+pack
