@@ -13,9 +13,14 @@
  * multiply-add); bytes are the compulsory traffic: every field read or written once,
  * exterior traces, face maps and geometric factors, operator matrices assumed cached.
  *
- * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE]
+ * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
+ *                  [--seconds S]
  * LIST: comma-separated operator numbers in table order (0 local gradient, 1 G, 2 D, 3 SIPDG,
  * 4 advection volume, 5 advection surface); all by default.
+ * --in-cache: K = --kmin elements, not 4x the last-level cache (with a small --kmin, the
+ * fields stay in cache: the kernels' cost without the memory's; the bound is still the
+ * stream bound). --seconds S: each of the 5 timed repetitions runs for S seconds (0.05 by
+ * default; longer for a profiler).
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +77,7 @@ static void run_op(int which, bench_state *s)
   }
 }
 
-static double time_op(int which, bench_state *s)
+static double time_op(int which, bench_state *s, double seconds)
 {
   run_op(which, s);   /* warm up */
   double best = INFINITY;
@@ -80,7 +85,7 @@ static double time_op(int which, bench_state *s)
     int calls = 0;
     const double t0 = insdg_wtime();
     double t = t0;
-    while (t - t0 < 0.05 || calls < 2) run_op(which, s), ++calls, t = insdg_wtime();
+    while (t - t0 < seconds || calls < 2) run_op(which, s), ++calls, t = insdg_wtime();
     best = fmin(best, (t - t0) / calls);
   }
   return best;
@@ -88,7 +93,8 @@ static double time_op(int which, bench_state *s)
 
 int main(int argc, char **argv)
 {
-  int kmin = 20000, nmin = 1, nmax = 10;
+  int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0;
+  double seconds = 0.05;
   const char *csv_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
@@ -96,17 +102,21 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+    else if (!strcmp(argv[i], "--in-cache")) in_cache = 1;
+    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
       for (const char *p = argv[++i]; *p; ++p)
         if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
     } else {
-      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n");
+      fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
+                      "                 [--in-cache] [--seconds S]\n");
       return 2;
     }
   }
-  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX) {
-    fprintf(stderr, "bench_ops: --kmin must be >= 2 and 1 <= --nmin <= --nmax <= %d\n", INSDG_NMAX);
+  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX || !(seconds > 0 && seconds <= 60)) {
+    fprintf(stderr, "bench_ops: --kmin must be >= 2, 1 <= --nmin <= --nmax <= %d and 0 < --seconds <= 60\n",
+            INSDG_NMAX);
     return 2;
   }
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
@@ -127,7 +137,7 @@ int main(int argc, char **argv)
   for (int N = nmin; N <= nmax; ++N) {
     insdg_ref *ref = insdg_ref_create(N);
     const double field_bytes = 8.0 * 8 * ref->Np;   /* eight fields per element */
-    const double kwant = fmax(kmin, 4 * llc / field_bytes);
+    const double kwant = in_cache ? kmin : fmax(kmin, 4 * llc / field_bytes);
     const int nx = (int)ceil(sqrt(kwant / 2));
     insdg_mesh *m = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.2, 11u);
     insdg_mesh_set_ref(m, ref);
@@ -149,7 +159,7 @@ int main(int argc, char **argv)
     costs(N, ref->Ncub, ref->Nfcub, c);
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
-      const double t = time_op(k, &s) / m->K;
+      const double t = time_op(k, &s, seconds) / m->K;
       const double gflops = c[k].flops / t * 1e-9, gbs = c[k].bytes / t * 1e-9;
       const double ai = c[k].flops / c[k].bytes, bound = fmin(peak, ai * bw);
       printf("%2d %8d  %-18s %8.1fns %9.2f %8.2f %8.2f %9.2f %8.1f%%\n", N, m->K, c[k].name, 1e9 * t, gflops, gbs, ai,
