@@ -9,7 +9,7 @@
 #include "ops.h"
 #include "ops_curved.h"
 
-/* doubles per vector register of the build: the one-element kernels (N <= 5) work in
+/* doubles per vector register of the build: the one-element kernels (N <= 6 or 7) work in
    whole vectors of this many lanes */
 #if defined(__AVX512F__)
 #define OPS_VW 8
