@@ -87,11 +87,12 @@ typedef struct {
                      const double *, const double *, double *, double *);
   void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
                       const insdg_vec_in *, const insdg_vec_in *, double *, double *);
+  int npad;   /* the padded operators' row length for this N's one-element kernels */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \
   {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
-   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n}
+   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, npad##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -135,7 +136,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
-  op->npad = (Np + OPS_VW - 1) / OPS_VW * OPS_VW;
+  op->npad = kernels[N].npad;
   op->DrTp = transpose_padded(ref->Dr, Np, Np, op->npad);
   op->DsTp = transpose_padded(ref->Ds, Np, Np, op->npad);
   op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
