@@ -45,8 +45,8 @@ typedef struct insdg_ops {
   double *cub_PrT, *cub_PsT;  /* [Ncub][Np] */
   double *cub_LIFTT;       /* [3Nfcub][Np] */
   /* for the one-element CPU kernels (N <= 6 or 7, OPS_TILES_* in ops_kernels.inc): DrT, DsT,
-     LIFTT and M with rows zero-padded from Np to npad (Np rounded up to the vector width),
-     64-byte aligned */
+     LIFTT and M with rows zero-padded from Np to npad (Np rounded up to that N's vector
+     width, KVW in ops_kernels.inc), 64-byte aligned */
   int npad;
   double *DrTp, *DsTp, *LIFTTp, *MTp;
 } insdg_ops;
