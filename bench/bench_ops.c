@@ -14,13 +14,15 @@
  * exterior traces, face maps and geometric factors, operator matrices assumed cached.
  *
  * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
- *                  [--seconds S]
+ *                  [--seconds S] [--mesh FILE.msh]
  * LIST: comma-separated operator numbers in table order (0 local gradient, 1 G, 2 D, 3 SIPDG,
  * 4 advection volume, 5 advection surface); all by default.
  * --in-cache: K = --kmin elements, not 4x the last-level cache (with a small --kmin, the
  * fields stay in cache: the kernels' cost without the memory's; the bound is still the
  * stream bound). --seconds S: each of the 5 timed repetitions runs for S seconds (0.05 by
- * default; longer for a profiler).
+ * default; longer for a profiler). --mesh FILE.msh: the file's mesh in its own element order
+ * (as `insdg run --blocks 1` orders it), whatever its size, instead of the rectangle: the
+ * kernels on a user's mesh, e.g. bench_step's (build/bench_step/square_h0.035.msh).
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 
 #include "block.h"
 #include "error.h"
+#include "gmsh.h"
 #include "mesh.h"
 #include "ops.h"
 #include "roofline.h"
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
 {
   int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0;
   double seconds = 0.05;
-  const char *csv_path = NULL;
+  const char *csv_path = NULL, *mesh_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--in-cache")) in_cache = 1;
+    else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh_path = argv[++i];
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
@@ -110,7 +114,7 @@ int main(int argc, char **argv)
         if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
     } else {
       fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
-                      "                 [--in-cache] [--seconds S]\n");
+                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh]\n");
       return 2;
     }
   }
@@ -119,13 +123,25 @@ int main(int argc, char **argv)
             INSDG_NMAX);
     return 2;
   }
+  insdg_mesh *file_mesh = NULL;   /* --mesh: the file's mesh, in its own element order */
+  if (mesh_path) {
+    char err[512];
+    if (insdg_mesh_read(mesh_path, &file_mesh, err, sizeof err)) {
+      fprintf(stderr, "bench_ops: %s\n", err);
+      return 1;
+    }
+  }
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
   const double peak_ymm = insdg_roofline_fma_gflops_autovec();
   printf("# CPU: %s (one core)\n", insdg_roofline_cpu_name());
   printf("# stream triad %.2f GB/s, FMA peak %.1f GFLOP/s (%.1f with 256-bit vectors), ridge %.2f flop/byte\n",
          bw, peak, peak_ymm, peak / bw);
   const double llc = (double)insdg_roofline_llc_bytes();
-  printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
+  if (file_mesh)
+    printf("# last-level cache %.0f MiB; the mesh of %s (K = %d); one block, one thread\n", llc / 1048576, mesh_path,
+           file_mesh->K);
+  else
+    printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction");
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
@@ -139,7 +155,7 @@ int main(int argc, char **argv)
     const double field_bytes = 8.0 * 8 * ref->Np;   /* eight fields per element */
     const double kwant = in_cache ? kmin : fmax(kmin, 4 * llc / field_bytes);
     const int nx = (int)ceil(sqrt(kwant / 2));
-    insdg_mesh *m = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.2, 11u);
+    insdg_mesh *m = file_mesh ? file_mesh : insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.2, 11u);
     insdg_mesh_set_ref(m, ref);
     insdg_ops *op = insdg_ops_create(ref);
     insdg_block *b = insdg_block_create(m, 0, m->K);
@@ -174,8 +190,9 @@ int main(int argc, char **argv)
     insdg_block_destroy(b);
     insdg_ops_destroy(op);
     insdg_ref_destroy(ref);
-    insdg_mesh_destroy(m);
+    if (m != file_mesh) insdg_mesh_destroy(m);
   }
+  insdg_mesh_destroy(file_mesh);
   if (csv) fclose(csv);
   return 0;
 }
