@@ -421,7 +421,7 @@ void print_start(const run_state *r)
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
   printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank", r->size, s->L->B,
          s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers);
-  if (insdg_runtime_worker_nice() > 0) printf("; CPU workers at nice %d", insdg_runtime_worker_nice());
+  if (insdg_runtime_worker_nice() > 0) printf("; CPU workers %d nice level(s) below the main thread", insdg_runtime_worker_nice());
   printf("\n");
   printf("  nu = %g, dt = %g, %d steps to t = %g, BDF/EXT order %d, %d substeps\n", c->nu, c->dt, s->nsteps,
          c->final_time, c->time_order, c->substeps);

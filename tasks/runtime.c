@@ -63,8 +63,17 @@ static int starpu_started = 0;
 
 static int worker_nice = 0;
 
-/* Runs on each CPU worker: lowers its priority (Linux: setpriority on the calling thread) */
-static void nice_worker(void *arg) { setpriority(PRIO_PROCESS, 0, *(const int *)arg); }
+/* Runs on each CPU worker: its nice level raised by *arg from the one it inherited (Linux:
+   setpriority on the calling thread; relative, so a run started under `nice` keeps its
+   workers below its main thread) */
+static void nice_worker(void *arg)
+{
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, 0);
+  if (errno) return;
+  const int want = now + *(const int *)arg;
+  setpriority(PRIO_PROCESS, 0, want < 19 ? want : 19);
+}
 
 /* When the CPU workers fill the rank's cores, the main thread has no core of its own: it
    wakes from a wait (a convergence test) on a core where StarPU keeps its last awake
@@ -72,7 +81,7 @@ static void nice_worker(void *arg) { setpriority(PRIO_PROCESS, 0, *(const int *)
    the workers sat idle 1-5 ms after one wait in ten (docs/performance.md, "A time step:
    the main thread's wake-up"). Workers one nice level below the main thread let it run at
    once; the cost is a share of a core taken by another program of 45% instead of 50%.
-   INSDG_WORKER_NICE=n sets the level (0: unchanged). */
+   INSDG_WORKER_NICE=n sets the levels (0: unchanged). */
 static void set_worker_nice(int cores)
 {
   const char *env = getenv("INSDG_WORKER_NICE");
