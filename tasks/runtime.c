@@ -75,7 +75,7 @@ static void nice_worker(void *arg)
   setpriority(PRIO_PROCESS, 0, want < 19 ? want : 19);
 }
 
-/* When the CPU workers fill the rank's cores, the main thread has no core of its own: it
+/* When the workers fill the rank's cores, the main thread has no core of its own: it
    wakes from a wait (a convergence test) on a core where StarPU keeps its last awake
    worker polling, and the kernel's scheduler let that worker finish its time slice first:
    the workers sat idle 1-5 ms after one wait in ten (docs/performance.md, "A time step:
@@ -85,7 +85,8 @@ static void nice_worker(void *arg)
 static void set_worker_nice(int cores)
 {
   const char *env = getenv("INSDG_WORKER_NICE");
-  worker_nice = env ? atoi(env) : cores > 0 && (int)starpu_cpu_worker_get_count() >= cores ? 1 : 0;
+  /* all workers: a CUDA worker's thread takes a core too */
+  worker_nice = env ? atoi(env) : cores > 0 && (int)starpu_worker_get_count() >= cores ? 1 : 0;
   if (worker_nice < 0 || worker_nice > 19) worker_nice = 0;
   if (worker_nice > 0) starpu_execute_on_each_worker(nice_worker, &worker_nice, STARPU_CPU);
 }
