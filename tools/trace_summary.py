@@ -12,6 +12,7 @@ serial parts), the idle gaps (no worker busy) by the task before and after them,
 time per task kind.
 """
 import argparse
+import bisect
 import collections
 import statistics
 import sys
@@ -80,6 +81,19 @@ def main():
     W = [w for w in waits if w[2] >= t0]
     if W:
         print(f"host waits: {len(W)}, {sum(w[3] - w[2] for w in W) / 1e3:.1f} ms waiting")
+        # a wait that returned while no worker was busy: how long after the last task ended
+        # (the data it waited for was there; the host was late to wake)
+        starts = [g[3] for g in gaps]
+        late = []
+        for w in W:
+            k = bisect.bisect_right(starts, w[3]) - 1
+            if k >= 0 and gaps[k][3] <= w[3] <= gaps[k][4]:
+                late.append(w[3] - gaps[k][3])
+        if late:
+            late.sort()
+            print(f"host waits returning to idle workers: {len(late)}, {sum(late) / 1e3:.1f} ms after the "
+                  f"last task's end in all; median {late[len(late) // 2]:.0f} us, "
+                  f"p90 {late[int(0.9 * len(late))]:.0f} us, longest {late[-1]:.0f} us")
     if a.longest and gaps:   # a host wait that returned inside a gap: the host woke that late
         print(f"longest idle gaps (us after the window start; host wait returned: us into the gap):")
         for dt, before, after, g0, g1 in sorted(gaps, reverse=True)[:a.longest]:
