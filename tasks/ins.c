@@ -152,10 +152,15 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->hu = insdg_calloc(nf, sizeof(double)), ins->hv = insdg_calloc(nf, sizeof(double));
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
-  ins->bq = insdg_malloc(sizeof(size_t) * (nf > 0 ? nf : 1));
-  for (size_t q = 0; q < nf; ++q) {
-    const size_t face = q / (size_t)m->ref->Nfp;
-    if (opts->bc_vel[face] != INSDG_BC_INTERIOR || opts->bc_p[face] != INSDG_BC_INTERIOR) ins->bq[ins->nbq++] = q;
+  for (int pass = 0; pass < 2; ++pass) {   /* count, then list */
+    if (pass) ins->bq = insdg_malloc(sizeof(size_t) * (ins->nbq > 0 ? ins->nbq : 1)), ins->nbq = 0;
+    for (size_t q = 0; q < nf; ++q) {
+      const size_t face = q / (size_t)m->ref->Nfp;
+      if (opts->bc_vel[face] != INSDG_BC_INTERIOR || opts->bc_p[face] != INSDG_BC_INTERIOR) {
+        if (pass) ins->bq[ins->nbq] = q;
+        ++ins->nbq;
+      }
+    }
   }
   for (int c = 0; c < 2; ++c)
     for (int k = 0; k < 5; ++k) ins->bcache[c].a[k] = insdg_calloc(nf, sizeof(double));
