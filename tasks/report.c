@@ -274,7 +274,6 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"pressure_coarse_solve\": "),
       json_string(f, r->p_coarse_kd >= 0 ? "band" : r->p_coarse_kd == -1 ? "amg" : "none");
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
-  fprintf(f, ",\n  \"worker_nice\": %d", insdg_runtime_worker_nice());
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
@@ -421,7 +420,6 @@ void print_start(const run_state *r)
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
   printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank", r->size, s->L->B,
          s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers);
-  if (insdg_runtime_worker_nice() > 0) printf("; CPU workers %d nice level(s) below the main thread", insdg_runtime_worker_nice());
   printf("\n");
   printf("  nu = %g, dt = %g, %d steps to t = %g, BDF/EXT order %d, %d substeps\n", c->nu, c->dt, s->nsteps,
          c->final_time, c->time_order, c->substeps);

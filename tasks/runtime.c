@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "error.h"
 #include "exchange.h"
@@ -60,36 +59,6 @@ static int my_cores(int *shared)
 }
 
 static int starpu_started = 0;
-
-static int worker_nice = 0;
-
-/* Runs on each CPU worker: its nice level raised by *arg from the one it inherited (Linux:
-   setpriority on the calling thread; relative, so a run started under `nice` keeps its
-   workers below its main thread) */
-static void nice_worker(void *arg)
-{
-  errno = 0;
-  const int now = getpriority(PRIO_PROCESS, 0);
-  if (errno) return;
-  const int want = now + *(const int *)arg;
-  setpriority(PRIO_PROCESS, 0, want < 19 ? want : 19);
-}
-
-/* When the workers fill the rank's cores, the main thread has no core of its own: it
-   wakes from a wait (a convergence test) on a core where StarPU keeps its last awake
-   worker polling, and the kernel's scheduler let that worker finish its time slice first:
-   the workers sat idle 1-5 ms after one wait in ten (docs/performance.md, "A time step:
-   the main thread's wake-up"). Workers one nice level below the main thread let it run at
-   once; the cost is a share of a core taken by another program of 45% instead of 50%.
-   INSDG_WORKER_NICE=n sets the levels (0: unchanged). */
-static void set_worker_nice(int cores)
-{
-  const char *env = getenv("INSDG_WORKER_NICE");
-  /* all workers: a CUDA worker's thread takes a core too */
-  worker_nice = env ? atoi(env) : cores > 0 && (int)starpu_worker_get_count() >= cores ? 1 : 0;
-  if (worker_nice < 0 || worker_nice > 19) worker_nice = 0;
-  if (worker_nice > 0) starpu_execute_on_each_worker(nice_worker, &worker_nice, STARPU_CPU);
-}
 
 /* Each worker needs a core of its own while it runs a task; a StarPU built with polling
    drivers (the GPU bundle's: StarPU 1.3's blocking drivers turn the CUDA workers' pipeline
@@ -195,7 +164,6 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     return 1;
   }
   warn_oversubscribed();
-  set_worker_nice(cores);
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   starpu_started = 1;
   if (getenv("INSDG_TRACE") && *getenv("INSDG_TRACE")) {
@@ -237,7 +205,6 @@ int insdg_runtime_size(void)
 
 const char *insdg_runtime_workers_origin(void) { return workers_origin; }
 
-int insdg_runtime_worker_nice(void) { return worker_nice; }
 
 MPI_Comm insdg_runtime_task_comm(void) { return task_comm; }
 

@@ -49,10 +49,6 @@ int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without 
    this rank's affinity mask, shared among the node's ranks with the same mask) or "work"
    (fewer: opts.max_ncpu). */
 const char *insdg_runtime_workers_origin(void);
-/* How many nice levels the CPU workers sit below the main thread: 1 when the workers (CPU
-   and CUDA) fill the rank's cores (the main thread then wakes at once from its waits), 0 otherwise, or
-   INSDG_WORKER_NICE */
-int insdg_runtime_worker_nice(void);
 /* The communicator the exchange tasks use (a duplicate of MPI_COMM_WORLD: the main
    thread's collectives on MPI_COMM_WORLD never mix with theirs) and their token. */
 MPI_Comm insdg_runtime_task_comm(void);

@@ -2,36 +2,27 @@
  * as many workers as the process's cores: each bound to one core of the mask; fewer: left
  * unbound (each worker may run on every core of the mask), so that two runs side by side
  * do not share the first core. Checked from inside a task on every worker: the worker
- * thread's own affinity mask, and its nice level read back from the kernel: one level above
- * the main thread's when the workers fill the cores (bound), the main thread's when they do
- * not (tasks/runtime.c, set_worker_nice).
+ * thread's own affinity mask.
  *
  * Usage: test_binding EXPECT   (STARPU_NCPU set by the test)
  *   EXPECT = bound: each worker's mask holds one core, and the workers' cores differ
  *   EXPECT = unbound: each worker's mask is the process's mask
  * Exit 77 (skipped) when the process has fewer than 2 cores, and for unbound with a GPU StarPU. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <sched.h>
 #include <starpu.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "error.h"
 #include "runtime.h"
 
 static cpu_set_t seen[STARPU_NMAXWORKERS];
-static int nice_seen[STARPU_NMAXWORKERS];
 
 static void record_mask(void *buffers[], void *arg)
 {
   (void)buffers, (void)arg;
   sched_getaffinity(0, sizeof(cpu_set_t), &seen[starpu_worker_get_id()]);
-  errno = 0;
-  const int nv = getpriority(PRIO_PROCESS, 0);   /* Linux: this thread's */
-  nice_seen[starpu_worker_get_id()] = errno ? -100 : nv;
 }
 
 static struct starpu_codelet cl = {.cpu_funcs = {record_mask}, .nbuffers = 0, .name = "record_mask"};
@@ -55,10 +46,6 @@ int main(int argc, char **argv)
   }
 #endif
   char err[512];
-  if (getenv("INSDG_WORKER_NICE")) unsetenv("INSDG_WORKER_NICE");   /* the default is under test */
-  errno = 0;
-  const int main_nice = getpriority(PRIO_PROCESS, 0);
-  INSDG_CHECK(errno == 0);
   if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
   const int nw = insdg_runtime_workers();
   for (int w = 0; w < nw; ++w) {
@@ -70,16 +57,12 @@ int main(int argc, char **argv)
   int fails = 0;
   for (int w = 0; w < nw; ++w) {
     const int n = CPU_COUNT(&seen[w]);
-    printf("worker %d of %d: %d of the process's %d cores, nice %d (main thread %d)\n", w, nw, n,
-           CPU_COUNT(&process), nice_seen[w], main_nice);
-    if (!strcmp(argv[1], "bound")) {   /* the workers fill the cores: one level below the main thread */
+    printf("worker %d of %d: %d of the process's %d cores\n", w, nw, n, CPU_COUNT(&process));
+    if (!strcmp(argv[1], "bound")) {
       fails += n != 1;
       for (int v = 0; v < w; ++v) fails += CPU_EQUAL(&seen[v], &seen[w]);
-      fails += nice_seen[w] != (main_nice < 19 ? main_nice + 1 : 19) ||
-               insdg_runtime_worker_nice() != ((int)starpu_worker_get_count() >= CPU_COUNT(&process));
     } else {
       fails += !CPU_EQUAL(&seen[w], &process);
-      fails += nice_seen[w] != main_nice || insdg_runtime_worker_nice() != 0;
     }
   }
   insdg_runtime_shutdown();

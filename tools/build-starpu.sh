@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build Debian's StarPU 1.3.10 source package (1.3.10+dfsg-2) into a private prefix, with
 # MPI, 128 CPU workers per process, 8 CUDA devices, blocking drivers and, where nvcc
-# exists, CUDA (patched for CUDA 13 by tools/starpu-cuda13.patch).
+# exists, CUDA (patched for CUDA 13 by tools/starpu-cuda13.patch); an idle worker that
+# polls yields its core between polls (tools/starpu-idle-yield.patch).
 #
 #   tools/build-starpu.sh [--prefix P] [--no-cuda] [--no-blocking-drivers] [--workdir W] [-j N]
 #
@@ -15,7 +16,7 @@
 # directory: its own sources.list with one deb-src line for bookworm from the system's
 # mirror, its own lists and cache); no system file is changed. Needs dpkg-dev (installed
 # with apt-get when missing), a C compiler, make, mpicc and hwloc (tools/install-deps.sh).
-# Idempotent: a stamp file in the prefix records the version, the options and the patch;
+# Idempotent: a stamp file in the prefix records the version, the options and the patches;
 # when it matches, nothing is done. Then configure insdg with
 #   cmake -S . -B build-cudastarpu -DINSDG_STARPU_PREFIX=P
 # or PKG_CONFIG_PATH=P/lib/pkgconfig.
@@ -26,7 +27,7 @@ VERSION=1.3.10
 SUITE=bookworm
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-patch_file=$repo/tools/starpu-cuda13.patch
+patch_files=("$repo/tools/starpu-cuda13.patch" "$repo/tools/starpu-idle-yield.patch")   # in this order
 prefix=$repo/build/starpu
 work=$repo/build/starpu-src
 want_cuda=yes
@@ -54,7 +55,7 @@ done
 [ -n "$prefix" ] || die "empty --prefix"
 prefix=$(realpath -m -- "$prefix")
 work=$(realpath -m -- "$work")
-[ -f "$patch_file" ] || die "missing $patch_file"
+for f in "${patch_files[@]}"; do [ -f "$f" ] || die "missing $f"; done
 
 # ---- CUDA: on where nvcc exists (/usr/local/cuda/bin/nvcc or on PATH), unless --no-cuda.
 # configure must be told explicitly: /usr/local holds CUDA links here, so it would turn
@@ -89,7 +90,7 @@ fi
 options+=", MPI, max CPUs 128, max CUDA devices 8"
 if [ "$blocking" = yes ]; then options+=", blocking drivers"; else options+=", non-blocking drivers"; fi
 
-patch_sum=$(sha256sum "$patch_file" | cut -c1-16)
+patch_sum=$(cat "${patch_files[@]}" | sha256sum | cut -c1-16)
 stamp_file=$prefix/build-starpu.stamp
 stamp="StarPU $DEB_VERSION; $options; patch $patch_sum; configure ${configure_args[*]}"
 
@@ -159,8 +160,10 @@ if [ ! -f "$src/.insdg-patched" ] || [ "$(cat "$src/.insdg-patched")" != "$patch
   # check of the .dsc signature needs debian-keyring, hence its log rather than the screen.)
   dpkg-source -x "$dsc" "$src" > "$work/dpkg-source.out" 2>&1 ||
     { cat "$work/dpkg-source.out" >&2; die "dpkg-source -x failed"; }
-  say "applying $(basename "$patch_file")"
-  patch -d "$src" -p1 --forward --quiet < "$patch_file" || die "$(basename "$patch_file") does not apply"
+  for f in "${patch_files[@]}"; do
+    say "applying $(basename "$f")"
+    patch -d "$src" -p1 --forward --quiet < "$f" || die "$(basename "$f") does not apply"
+  done
   echo "$patch_sum" > "$src/.insdg-patched"
 fi
 grep -q 'AC_ARG_ENABLE(blocking-drivers' "$src/configure.ac" ||
