@@ -272,9 +272,11 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   const insdg_case *c = r->s->c;
   insdg_ins_stats st = {.converged = 1};
   double t0 = MPI_Wtime();
+  const double t0_us = insdg_runtime_tracing ? starpu_timing_now() : 0;
   const int failed = insdg_ins_step(sv->ins, &st);
   insdg_tasks_wait(&sv->T);   /* the step's last tasks count as the step */
   r->stage[STAGE_STEP] += MPI_Wtime() - t0;
+  insdg_runtime_trace_step(t0_us);
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];
   r->iterations[2] += st.p_iterations, r->p_iteration_tasks += st.p_iteration_tasks;

@@ -302,6 +302,11 @@ void insdg_runtime_trace_mark(const char *name, double start_us)
   if (insdg_runtime_tracing) trace_push((trace_rec){name, -1, start_us, starpu_timing_now()});
 }
 
+void insdg_runtime_trace_step(double start_us)
+{
+  if (insdg_runtime_tracing) trace_push((trace_rec){"step", -2, start_us, starpu_timing_now()});
+}
+
 void insdg_runtime_trace_write(void)
 {
   const char *path = getenv("INSDG_TRACE");

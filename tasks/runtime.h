@@ -99,9 +99,11 @@ void insdg_runtime_trace_task(void *arg);
                          : starpu_task_insert(cl, __VA_ARGS__))
 /* Record a host wait that began at start_us (starpu_timing_now) and ends now (worker -1). */
 void insdg_runtime_trace_mark(const char *name, double start_us);
+/* Record a time step that began at start_us and ends now (worker -2). */
+void insdg_runtime_trace_step(double start_us);
 /* Write the trace to $INSDG_TRACE (rank r > 0: $INSDG_TRACE.r), one line per task or host
-   wait, "name worker start_us end_us" (StarPU's clock; tools/trace_summary.py reads it);
-   nothing when INSDG_TRACE is unset. insdg_runtime_shutdown calls it. */
+   wait or time step, "name worker start_us end_us" (StarPU's clock; tools/trace_summary.py
+   reads it); nothing when INSDG_TRACE is unset. insdg_runtime_shutdown calls it. */
 void insdg_runtime_trace_write(void);
 
 struct insdg_xplan;

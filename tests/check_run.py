@@ -192,23 +192,30 @@ def compare(s, rows, args):
 
 
 def check_trace(path, s):
-    """INSDG_TRACE: one line per task ("name worker start end", worker in [0, workers)) and
-    per host wait (worker -1); at least the time loop's tasks and waits (summary.json counts
-    them where they are submitted and waited for, the trace where they run)"""
+    """INSDG_TRACE: one line per task ("name worker start end", worker in [0, workers)), per
+    host wait (worker -1) and per time step (worker -2); at least the time loop's tasks and
+    waits (summary.json counts them where they are submitted and waited for, the trace where
+    they run), one step line per step, in order and not overlapping"""
     tasks = waits = 0
+    steps = []
     with open(path) as f:
         for line in f:
             name, worker, start, end = line.split()
             w, t0, t1 = int(worker), float(start), float(end)
-            if not (-1 <= w < s["workers"] + s["cuda_workers"] and 0 <= t0 <= t1):
+            if not (-2 <= w < s["workers"] + s["cuda_workers"] and 0 <= t0 <= t1) or (w == -2) != (name == "step"):
                 fail(f"{path}: bad line {line.strip()!r} ({s['workers']} CPU workers)")
             tasks += w >= 0
-            waits += w < 0
+            waits += w == -1
+            if w == -2:
+                steps.append((t0, t1))
     c = s["runtime_counters"]
     need_tasks, need_waits = round(c["tasks_per_step"] * c["steps"]), round(c["waits_per_step"] * c["steps"])
-    print(f"  trace: {tasks} tasks, {waits} host waits (time loop: {need_tasks}, {need_waits})")
+    print(f"  trace: {tasks} tasks, {waits} host waits, {len(steps)} steps (time loop: {need_tasks}, {need_waits}, "
+          f"{s['steps']})")
     if tasks < need_tasks or waits < need_waits:
         fail(f"{path}: {tasks} tasks and {waits} waits, fewer than the time loop's {need_tasks} and {need_waits}")
+    if len(steps) != s["steps"] or any(b[0] < a[1] for a, b in zip(steps, steps[1:])):
+        fail(f"{path}: {len(steps)} step lines for {s['steps']} steps, or steps out of order")
 
 
 def main():

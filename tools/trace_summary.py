@@ -5,7 +5,8 @@
     python3 tools/trace_summary.py /tmp/trace [--skip 0.4]
 
 The trace has one line per task, "name worker start_us end_us" (StarPU's clock; worker -1:
-a host wait of the main thread, from its start to its return). The summary covers the
+a host wait of the main thread, from its start to its return; worker -2: a time step, from
+the call to its last task's end, as the run's step timer takes it). The summary covers the
 tasks after the first --skip fraction (start-up excluded): each worker's busy share, the
 share of time with 0, 1, ... workers busy, what runs while only one worker works (the
 serial parts), the idle gaps (no worker busy) by the task before and after them, and
@@ -19,13 +20,52 @@ import sys
 
 
 def load(path):
-    tasks, waits = [], []
+    tasks, waits, steps = [], [], []
     for line in open(path):
         name, worker, start, end = line.split()
         rec = (name, int(worker), float(start), float(end))
-        (waits if rec[1] < 0 else tasks).append(rec)
+        (tasks if rec[1] >= 0 else waits if rec[1] == -1 else steps).append(rec)
     tasks.sort(key=lambda r: r[2])
-    return tasks, waits
+    waits.sort(key=lambda r: r[2])
+    steps.sort(key=lambda r: r[2])
+    return tasks, waits, steps
+
+
+def overlap(a, b, spans, starts):
+    """the time of [a, b] covered by the sorted, disjoint spans (records; starts: their starts)"""
+    k, total = max(bisect.bisect_right(starts, a) - 1, 0), 0.0
+    while k < len(spans) and spans[k][2] < b:
+        total += max(0.0, min(b, spans[k][3]) - max(a, spans[k][2]))
+        k += 1
+    return total
+
+
+def idle_in_steps(gaps, W, S, t0):
+    """the idle gaps (no worker busy) inside the time steps, split by what the host did then"""
+    S = [s for s in S if s[2] >= t0]
+    if not S:
+        return
+    ss, ws = [s[2] for s in S], [w[2] for w in W]
+    step_ms = sum(s[3] - s[2] for s in S) / len(S) / 1e3
+    between = [S[i + 1][2] - S[i][3] for i in range(len(S) - 1)]
+    print(f"steps: {len(S)}, {step_ms:.2f} ms each (the step timer's span), "
+          f"{statistics.mean(between) / 1e3 if between else 0:.2f} ms between steps (the host's diagnostics)")
+    idle = waiting = long_ms = 0.0
+    n_long = 0
+    for dt, _, _, g0, g1 in gaps:
+        k = max(bisect.bisect_right(ss, g0) - 1, 0)
+        while k < len(S) and S[k][2] < g1:   # the parts of the gap inside steps
+            a, b = max(g0, S[k][2]), min(g1, S[k][3])
+            if b > a:
+                idle += b - a
+                waiting += overlap(a, b, W, ws)
+                if b - a > 700:
+                    n_long, long_ms = n_long + 1, long_ms + (b - a)
+            k += 1
+    n = len(S)
+    print(f"idle inside steps: {idle / n / 1e3:.2f} ms per step: the host in a wait {waiting / n / 1e3:.2f}, "
+          f"the host working {(idle - waiting) / n / 1e3:.2f}; gaps over 0.7 ms: {n_long}, "
+          f"{long_ms / n / 1e3:.2f} ms per step")
 
 
 def main():
@@ -36,7 +76,7 @@ def main():
     p.add_argument("--longest", type=int, default=0,
                    help="also list the K longest idle gaps, with how late the host's wait ended in them")
     a = p.parse_args()
-    tasks, waits = load(a.trace)
+    tasks, waits, steps = load(a.trace)
     if not tasks:
         sys.exit(f"trace_summary: no tasks in {a.trace}")
     t0 = tasks[int(len(tasks) * a.skip)][2]
@@ -94,6 +134,7 @@ def main():
             print(f"host waits returning to idle workers: {len(late)}, {sum(late) / 1e3:.1f} ms after the "
                   f"last task's end in all; median {late[len(late) // 2]:.0f} us, "
                   f"p90 {late[int(0.9 * len(late))]:.0f} us, longest {late[-1]:.0f} us")
+    idle_in_steps(gaps, W, steps, t0)
     if a.longest and gaps:   # a host wait that returned inside a gap: the host woke that late
         print(f"longest idle gaps (us after the window start; host wait returned: us into the gap):")
         for dt, before, after, g0, g1 in sorted(gaps, reverse=True)[:a.longest]:
