@@ -654,6 +654,7 @@ int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows)
   return ins->pmg ? insdg_pmg_coarse_band(ins->pmg, rows) : -2;
 }
 
+double *const *insdg_ins_boundary_now(insdg_ins *ins) { return boundary_at(ins, ins->t); }
 insdg_dfield *insdg_ins_u(insdg_ins *ins) { return ins->u[0]; }
 insdg_dfield *insdg_ins_v(insdg_ins *ins) { return ins->v[0]; }
 insdg_dfield *insdg_ins_p(insdg_ins *ins) { return ins->p[0]; }

@@ -142,6 +142,11 @@ void insdg_ins_restore_state(insdg_ins *ins, double t, int steps, const double *
 void insdg_ins_projection_state(const insdg_ins *ins, int counts[3], double *vel_key);
 void insdg_ins_restore_projection(insdg_ins *ins, const int counts[3], double vel_key);
 
+/* The boundary data at the current time (opts.boundary's gu, gv, gp, hu, hv, [K][3 Nfp]),
+   from the solver's cache of the last two times its steps asked for (evaluated when it
+   does not hold the time: the same bits either way). Valid until the next step. */
+double *const *insdg_ins_boundary_now(insdg_ins *ins);
+
 /* the current fields (distributed) */
 insdg_dfield *insdg_ins_u(insdg_ins *ins);
 insdg_dfield *insdg_ins_v(insdg_ins *ins);

@@ -43,9 +43,7 @@ observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char
   ob->T = T, ob->c = c, ob->m = T->L->mesh, ob->bc_vel = bc_vel, ob->bd = bd;
   const insdg_ref *r = ob->m->ref;
   for (int k = 0; k < NSCRATCH; ++k) ob->scratch[k] = insdg_dfield_create(T);
-  const size_t nf = (size_t)ob->m->K * 3 * r->Nfp, n = (size_t)rank_elements(T) * r->Np;
-  ob->gu = new_array(nf), ob->gv = new_array(nf), ob->gp = new_array(nf);
-  ob->hu = new_array(nf), ob->hv = new_array(nf);
+  const size_t n = (size_t)rank_elements(T) * r->Np;
   for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
   ob->nlocal = rank_elements(T);
   ob->prev[0] = new_array(n), ob->prev[1] = new_array(n);
@@ -68,7 +66,7 @@ void observer_destroy(observer *ob)
 {
   if (!ob) return;
   for (int k = 0; k < NSCRATCH; ++k) insdg_dfield_destroy(ob->scratch[k]);
-  free(ob->gu), free(ob->gv), free(ob->gp), free(ob->hu), free(ob->hv), free(ob->face_weight);
+  free(ob->face_weight);
   for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
   free(ob->prev[0]), free(ob->prev[1]);
   free(ob->mass_R), free(ob->curved_R);
@@ -79,7 +77,9 @@ void observe_fields(observer *ob, insdg_ins *ins, double t, int gradients)
 {
   insdg_dfield *u = insdg_ins_u(ins), *v = insdg_ins_v(ins), **sc = ob->scratch;
   ob->ins = ins, ob->have_gradients = 0;
-  boundary_callback(ob->bd, t, ob->gu, ob->gv, ob->gp, ob->hu, ob->hv);
+  double *const *g = insdg_ins_boundary_now(ins);   /* the step's, at t: not evaluated again */
+  INSDG_CHECK(t == insdg_ins_time(ins));
+  ob->gu = g[0], ob->gv = g[1];
   insdg_task_divergence(ob->bc_vel, ob->gu, ob->gv, u, v, sc[4]);
   const int kind[] = {F_U, F_V, F_P, F_DIV};
   insdg_dfield *src[] = {u, v, insdg_ins_p(ins), sc[4]};

@@ -101,7 +101,7 @@ typedef struct {
   const signed char *bc_vel;
   bnd_data *bd;
   insdg_dfield *scratch[NSCRATCH];
-  double *gu, *gv, *gp, *hu, *hv;   /* boundary data at the observed time, [K][3Nfp] */
+  const double *gu, *gv;     /* the velocity's boundary data at the observed time, [K][3Nfp] (the solver's) */
   double *local[NLOCAL];     /* [e_end - e_begin][Np], this rank's elements */
   int e_begin, e_end;
   int nlocal;                /* this rank's elements (e_end - e_begin once observed) */
