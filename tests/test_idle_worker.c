@@ -1,37 +1,62 @@
-/* test_idle_worker.c -- an idle StarPU worker gives its core to a thread that shares it.
+/* test_idle_worker.c -- how an idle StarPU worker waits (tools/starpu-idle-workers.patch).
  *
- * StarPU keeps its last awake worker polling for tasks (tools/starpu-idle-yield.patch);
- * the StarPU that tools/build-starpu.sh builds yields the core between polls, so insdg's
- * main thread, which submits the tasks and computes on the host between them, runs at
- * once when it shares a core with that worker. Without the yield the kernel's scheduler
- * splits the core between them (docs/performance.md, "A time step: the polling worker
- * yields").
+ *   test_idle_worker yield    (STARPU_NCPU=1)
+ * StarPU keeps its last awake worker polling for tasks; the StarPU that
+ * tools/build-starpu.sh builds yields the core between polls, so insdg's main thread, which
+ * submits the tasks and computes on the host between them, runs at once when it shares a
+ * core with that worker. Without the yield the kernel's scheduler splits the core between
+ * them (docs/performance.md, "A time step: the polling worker yields the core"). The
+ * process confined to one core, one CPU worker, idle after one task; the main thread
+ * computes for 0.3 s of wall time. The worker's CPU time over that window, read from its
+ * thread's CPU clock, must stay below a tenth of the main thread's (a polling worker that
+ * does not yield takes about as much as the main thread). CPU times, not wall times:
+ * another process on the same core slows both threads alike.
  *
- * The check: the process confined to one core, one CPU worker (STARPU_NCPU=1, set by the
- * test), idle after one task; the main thread computes for 0.3 s of wall time. The
- * worker's CPU time over that window, read from its thread's CPU clock, must stay below a
- * tenth of the main thread's (a polling worker that does not yield takes about as much as
- * the main thread). CPU times, not wall times: another process on the same core slows
- * both threads alike.
+ *   test_idle_worker blocks   (STARPU_NCPU=2, STARPU_IDLE_POLL_US unset: 200 us)
+ *   test_idle_worker polls    (STARPU_NCPU=2, STARPU_IDLE_POLL_US=300000)
+ * An idle worker polls STARPU_IDLE_POLL_US before it sleeps. Two workers, one task each:
+ * worker 1's returns at once, worker 0's computes for 10 ms, so worker 1 is idle while
+ * worker 0 is awake and, its poll over, blocks (StarPU keeps only the last awake worker,
+ * here worker 0, polling; workers that go idle at the same moment may both poll on, hence
+ * the 10 ms). Worker 1's thread state read from /proc/self/task/TID/stat ten times, 1 ms
+ * apart, from 20 ms after the tasks' end: "blocks": blocked (S) in every sample; "polls":
+ * running or runnable (R) in every sample (a 300 ms poll; S with StarPU's own behaviour,
+ * STARPU_IDLE_POLL_US=0). States, not times: another process on the cores changes
+ * neither.
  *
- * Usage: test_idle_worker   (exit 77: skipped where the process cannot be confined) */
+ * Exit 77 (skipped) where the process cannot be confined to one core (yield) or has fewer
+ * than 2 cores (blocks, polls). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <starpu.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "runtime.h"
 
 static clockid_t worker_clock;
 static int worker_clock_ok;
+static pid_t worker_tid[2];
 
+static double seconds(clockid_t c);
+
+/* records the worker's CPU clock and thread id; worker 0 then computes for 10 ms */
 static void record_clock(void *buffers[], void *arg)
 {
   (void)buffers, (void)arg;
   worker_clock_ok = pthread_getcpuclockid(pthread_self(), &worker_clock) == 0;
+  const int w = starpu_worker_get_id();
+  if (w >= 0 && w < 2) worker_tid[w] = (pid_t)syscall(SYS_gettid);
+  if (w == 0 && starpu_cpu_worker_get_count() == 2) {
+    const double t0 = seconds(CLOCK_MONOTONIC);
+    while (seconds(CLOCK_MONOTONIC) - t0 < 0.01) {
+    }
+  }
 }
 
 static struct starpu_codelet cl = {.cpu_funcs = {record_clock}, .nbuffers = 0, .name = "record_clock"};
@@ -43,8 +68,72 @@ static double seconds(clockid_t c)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* the state letter of thread tid ('R', 'S', ...), '?' when unreadable */
+static char thread_state(pid_t tid)
+{
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+  FILE *f = fopen(path, "r");
+  if (!f) return '?';
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');   /* "tid (comm) S ..." */
+  return p && p[1] == ' ' ? p[2] : '?';
+}
+
+static void sleep_ms(double ms)
+{
+  struct timespec ts = {(time_t)(ms / 1e3), (long)((ms - 1e3 * (double)(time_t)(ms / 1e3)) * 1e6)};
+  while (nanosleep(&ts, &ts)) {
+  }
+}
+
+static int two_workers(int argc, char **argv, int expect_poll)
+{
+  cpu_set_t mask;
+  sched_getaffinity(0, sizeof mask, &mask);
+  if (CPU_COUNT(&mask) < 2) {
+    printf("test_idle_worker: %d core in this process's mask, nothing to check\n", CPU_COUNT(&mask));
+    return 77;
+  }
+  char err[512];
+  if (insdg_runtime_init(&argc, &argv, NULL, err, sizeof err)) insdg_die_user(err);
+  INSDG_CHECK(starpu_cpu_worker_get_count() == 2);
+  for (int w = 0; w < 2; ++w) {
+    struct starpu_task *t = starpu_task_create();
+    t->cl = &cl, t->execute_on_a_specific_worker = 1, t->workerid = (unsigned)w;
+    INSDG_CHECK(starpu_task_submit(t) == 0);
+  }
+  starpu_task_wait_for_all();
+  INSDG_CHECK(worker_tid[0] > 0 && worker_tid[1] > 0);
+  sleep_ms(20);
+  int running[2] = {0, 0}, blocked[2] = {0, 0};
+  const int samples = 10;
+  for (int k = 0; k < samples; ++k) {
+    for (int w = 0; w < 2; ++w) {
+      const char c = thread_state(worker_tid[w]);
+      running[w] += c == 'R', blocked[w] += c == 'S';
+    }
+    sleep_ms(1);
+  }
+  insdg_runtime_shutdown();
+  const int ok = expect_poll ? running[1] == samples : blocked[1] == samples;
+  printf("test_idle_worker %s: 20-30 ms after the tasks' end, in %d samples: worker 1 running %d, blocked %d "
+         "(expected: %s); worker 0 (the last awake) running %d, blocked %d: %s\n",
+         expect_poll ? "polls" : "blocks", samples, running[1], blocked[1],
+         expect_poll ? "running throughout, still polling" : "blocked throughout", running[0], blocked[0],
+         ok ? "ok" : "FAILED");
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc != 2 || (strcmp(argv[1], "yield") && strcmp(argv[1], "blocks") && strcmp(argv[1], "polls"))) {
+    fprintf(stderr, "usage: test_idle_worker yield|blocks|polls\n");
+    return 2;
+  }
+  if (strcmp(argv[1], "yield")) return two_workers(argc, argv, !strcmp(argv[1], "polls"));
   cpu_set_t mask, one;
   sched_getaffinity(0, sizeof mask, &mask);
   int first = 0;

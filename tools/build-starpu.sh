@@ -2,7 +2,8 @@
 # Build Debian's StarPU 1.3.10 source package (1.3.10+dfsg-2) into a private prefix, with
 # MPI, 128 CPU workers per process, 8 CUDA devices, blocking drivers and, where nvcc
 # exists, CUDA (patched for CUDA 13 by tools/starpu-cuda13.patch); an idle worker that
-# polls yields its core between polls (tools/starpu-idle-yield.patch).
+# polls yields its core between polls and polls 200 us before it blocks
+# (tools/starpu-idle-workers.patch).
 #
 #   tools/build-starpu.sh [--prefix P] [--no-cuda] [--no-blocking-drivers] [--workdir W] [-j N]
 #
@@ -27,7 +28,7 @@ VERSION=1.3.10
 SUITE=bookworm
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-patch_files=("$repo/tools/starpu-cuda13.patch" "$repo/tools/starpu-idle-yield.patch")   # in this order
+patch_files=("$repo/tools/starpu-cuda13.patch" "$repo/tools/starpu-idle-workers.patch")   # in this order
 prefix=$repo/build/starpu
 work=$repo/build/starpu-src
 want_cuda=yes
@@ -36,7 +37,7 @@ jobs=$(nproc)
 
 die() { echo "build-starpu: error: $*" >&2; exit 1; }
 say() { echo "build-starpu: $*"; }
-usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
