@@ -37,10 +37,10 @@ static void mass_factor(const double *M, int Np, double *R)
   free(L);
 }
 
-observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd)
+observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel)
 {
   observer *ob = insdg_calloc(1, sizeof *ob);
-  ob->T = T, ob->c = c, ob->m = T->L->mesh, ob->bc_vel = bc_vel, ob->bd = bd;
+  ob->T = T, ob->c = c, ob->m = T->L->mesh, ob->bc_vel = bc_vel;
   const insdg_ref *r = ob->m->ref;
   for (int k = 0; k < NSCRATCH; ++k) ob->scratch[k] = insdg_dfield_create(T);
   const size_t n = (size_t)rank_elements(T) * r->Np;

@@ -212,7 +212,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
                             .pmg_coarse = c->pressure.pmg_coarse_amg ? INSDG_PMG_COARSE_AMG : INSDG_PMG_COARSE_AUTO,
                             .history = c->start_exact ? HISTORY_LEVELS : 0};
   sv->ins = insdg_ins_create(&sv->T, s->mesh, &o);
-  sv->ob = observer_create(&sv->T, c, sv->bc_vel, sv->bd);
+  sv->ob = observer_create(&sv->T, c, sv->bc_vel);
   sv->stats = statistics_create(c, sv->ob);
   const size_t n = (size_t)m->K * m->ref->Np;
   double *u = new_array(n), *v = new_array(n), *p = new_array(n);

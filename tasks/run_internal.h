@@ -99,7 +99,6 @@ typedef struct {
   const insdg_case *c;
   const insdg_mesh *m;       /* renumbered */
   const signed char *bc_vel;
-  bnd_data *bd;
   insdg_dfield *scratch[NSCRATCH];
   const double *gu, *gv;     /* the velocity's boundary data at the observed time, [K][3Nfp] (the solver's) */
   double *local[NLOCAL];     /* [e_end - e_begin][Np], this rank's elements */
@@ -128,7 +127,7 @@ typedef struct {
   double absolute[NERR], relative[NERR];
 } l2_errors;
 
-observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel, bnd_data *bd);
+observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel);
 void observer_destroy(observer *ob);
 /* Submit D u (with the velocity data at t), then copy this rank's elements of u, v, p and
    D u to the host (which waits for them); with gradients, also the velocity's local

@@ -205,7 +205,6 @@ int insdg_runtime_size(void)
 
 const char *insdg_runtime_workers_origin(void) { return workers_origin; }
 
-
 MPI_Comm insdg_runtime_task_comm(void) { return task_comm; }
 
 starpu_data_handle_t insdg_runtime_comm_token(void) { return comm_token; }
