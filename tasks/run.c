@@ -285,7 +285,7 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   r->converged &= !failed;
 
   t0 = MPI_Wtime();
-  observe_fields(sv->ob, sv->ins, r->t, c->nforces > 0);   /* gradients: for the forces */
+  observe_fields(sv->ob, sv->ins, c->nforces > 0);   /* gradients: for the forces */
   const diagnostics d = observe_diagnostics(sv->ob, c->dt);
   r->velocity_change = d.velocity_change;
   statistics_add(sv->stats, sv->ob, r->t, &d);
@@ -351,7 +351,7 @@ static void time_loop(run_state *r, solver *sv)
   /* the state the loop starts from: the first step's velocity change is measured against
      it, and at t = 0 it is the first field file and probe row (after a restart, those of
      the run before hold it) */
-  observe_fields(sv->ob, sv->ins, r->t, 1);
+  observe_fields(sv->ob, sv->ins, 1);
   observe_remember(sv->ob);
   if (r->steps == 0 && probes_sample(r->s->pr, sv->ob, 0, r->t, r->rank) && r->rank == 0) {
     fprintf(stderr, "insdg: error: %s: cannot write step 0's row: %s\n", probes_path(r->s->pr), strerror(errno));
@@ -469,7 +469,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
     if (r.rank == 0)
       printf("insdg run: already complete: the checkpoint is at step %d (t = %g), the case ends at step %d; "
              "no step taken\n", r.steps, r.t, s.nsteps);
-    observe_fields(sv.ob, sv.ins, r.t, 0);   /* for the errors in the summary */
+    observe_fields(sv.ob, sv.ins, 0);   /* for the errors in the summary */
     r.steps0 = r.steps;
   } else {
     time_loop(&r, &sv);

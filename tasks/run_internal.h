@@ -129,11 +129,12 @@ typedef struct {
 
 observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel);
 void observer_destroy(observer *ob);
-/* Submit D u (with the velocity data at t), then copy this rank's elements of u, v, p and
-   D u to the host (which waits for them); with gradients, also the velocity's local
-   gradients and the vorticity (observe_gradients). The diagnostics need the gradients only
-   for forces, the field files for the vorticity: a step without either skips them. */
-void observe_fields(observer *ob, insdg_ins *ins, double t, int gradients);
+/* The solver's current state: submit D u (with the boundary data of its time), then copy
+   this rank's elements of u, v, p and D u to the host (which waits for them); with
+   gradients, also the velocity's local gradients and the vorticity (observe_gradients).
+   The diagnostics need the gradients only for forces, the field files for the vorticity: a
+   step without either skips them. */
+void observe_fields(observer *ob, insdg_ins *ins, int gradients);
 /* the local gradients and vorticity of the observed state, unless already there */
 void observe_gradients(observer *ob);
 /* Diagnostics of the observed state, reduced over the ranks (identical on all); the
