@@ -512,8 +512,9 @@ int main(int argc, char **argv)
   }
   /* the variants built for a vector ISA (tests/ops.cmake) skip where this CPU lacks it */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__AVX512F__)
-  if (!__builtin_cpu_supports("avx512f")) {
-    printf("skipped: built for AVX-512, which this CPU lacks\n");
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512vl")) {
+    printf("skipped: built for AVX-512 (F, DQ, VL), which this CPU lacks\n");
     return 77;
   }
 #elif defined(__GNUC__) && defined(__x86_64__) && defined(__AVX2__)
