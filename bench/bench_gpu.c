@@ -25,6 +25,8 @@
  * tools/plot_gpu_roofline.py draws.
  *
  * Usage: bench_gpu [--kmin K] [--nmin N] [--nmax N] [--reps R] [--copy-mib M] [--csv FILE] [--sweep]
+ *                  [--only NAME[,NAME...]]
+ *   --only: time these kernels alone (names as in the table: local_gradient, mass, ...)
  *   --copy-mib: size of the copy that measures the device-to-device bandwidth (1024)
  *   --sweep: also time every launch candidate (threads per block, elements per thread) of
  *            each element kernel, rows "c<k>" (CSV column candidate = k; -1 on the other
@@ -119,6 +121,7 @@ static const char *kname[K_COUNT] = {
     "local_gradient", "sipdg",  "adv_volume", "adv_surface", "gradient_surface", "divergence_volume",
     "divergence_surface", "mass", "inverse_mass", "pmg_prolong", "pmg_restrict", "axpy", "axpby", "dots(1)",
     "lserk_stage", "chebyshev_step", "jacobi", "pack", "csr_spmv(N=1 SIPDG)"};
+static unsigned char only[K_COUNT];   /* --only: the kernels timed (all without it) */
 static int nversions(int k) { return k <= K_ADV_SURFACE ? INSDG_GPU_NVERSIONS : 1; }
 static int gpu_kernel_id(int k)
 {
@@ -364,7 +367,7 @@ static void bench_degree(int N, int kmin)
     GPU(insdg_gpu_memcpy_h2d(b.val, A->val, sizeof(double) * (size_t)A->nnz));
   }
   for (int k = 0; k < K_COUNT; ++k) {
-    if ((k == K_PROLONG || k == K_RESTRICT) && N < 2) continue;
+    if (!only[k] || ((k == K_PROLONG || k == K_RESTRICT) && N < 2)) continue;
     if (k == K_CSR && N != 1) continue;
     for (int v = 0; v < nversions(k); ++v) {
       b.k = k, b.v = v;
@@ -379,7 +382,7 @@ static void bench_degree(int N, int kmin)
      -DINSDG_GPU_TUNING=ON compiles them all; otherwise only the tuned one runs) */
   for (int k = 0; sweep && k < K_COUNT; ++k) {
     const int id = gpu_kernel_id(k);
-    if (id < 0 || ((k == K_PROLONG || k == K_RESTRICT) && N < 2)) continue;
+    if (id < 0 || !only[k] || ((k == K_PROLONG || k == K_RESTRICT) && N < 2)) continue;
     const int v = k <= K_ADV_SURFACE ? INSDG_GPU_NVERSIONS - 1 : 0;
     for (int c = 0; c < INSDG_GPU_NCANDIDATES; ++c) {
       insdg_gpu_launch li;
@@ -412,6 +415,7 @@ int main(int argc, char **argv)
 {
   int kmin = 100000, nmin = 1, nmax = INSDG_GPU_NMAX, copy_mib = 1024;
   const char *csv_path = NULL;
+  memset(only, 1, sizeof only);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--kmin") && i + 1 < argc) kmin = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
@@ -420,9 +424,23 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--copy-mib") && i + 1 < argc) copy_mib = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--sweep")) sweep = 1;
-    else {
-      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--copy-mib M] [--csv FILE] [--sweep]\n",
-              INSDG_GPU_NMAX);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      const char *list = argv[++i];
+      memset(only, 0, sizeof only);
+      for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int k = 0; k < K_COUNT; ++k)
+          if (strlen(kname[k]) == len && !strncmp(kname[k], p, len)) only[k] = 1, found = 1;
+        if (!found) {
+          fprintf(stderr, "bench_gpu: --only: no kernel named '%.*s'\n", (int)len, p);
+          return 2;
+        }
+        p += len + (p[len] == ',');
+      }
+    } else {
+      fprintf(stderr, "usage: bench_gpu [--kmin K] [--nmin N] [--nmax N<=%d] [--reps R] [--copy-mib M] [--csv FILE] [--sweep] "
+              "[--only NAME[,NAME...]]\n", INSDG_GPU_NMAX);
       return 2;
     }
   }

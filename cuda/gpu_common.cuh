@@ -88,13 +88,23 @@ int dispatch_n(int N, F &&f)
 // docs/performance.md "GPU"). A normal build compiles only the tuned candidate of each N;
 // -DINSDG_GPU_TUNING=ON compiles them all, so that bench_gpu and test_gpu can run any of
 // them through insdg_gpu_select_candidate().
+//
+// Candidates 16..19 are of another kind, CAND_MMA: the element products on the FP64
+// tensor cores (mma_m8n8k4 below), CAND_TB/32 warps per block, each warp CAND_P tiles of 8
+// elements (local gradient, mass, inverse mass; CUDA only). Their CAND_R is 0, so the
+// kernels that take R = 1 candidates only never compile them.
 constexpr int NCAND = INSDG_GPU_NCANDIDATES;
-constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256, 64, 128, 64, 128, 256, 128};
-constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4};
-constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3};
+constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256, 64, 128, 64, 128, 256, 128,
+                                64, 64, 128, 128};
+constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4, 2, 4, 1, 2};
+constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 0, 0, 0, 0};
+constexpr bool CAND_MMA[NCAND] = {false, false, false, false, false, false, false, false, false, false,
+                                  false, false, false, false, false, false, true,  true,  true,  true};
 constexpr int cand_groups(int c, int T) { return cmax(1, (CAND_TB[c] + T - 1) / T); }
 // threads per element with R nodes per thread
 __host__ __device__ constexpr int node_threads(int NP, int R) { return (NP + R - 1) / R; }
+// the nodes per thread of a candidate for the kernels that have R (1 for an MMA candidate)
+constexpr int cand_nodes(int c) { return cmax(1, CAND_R[c]); }
 // the operator column of each node thread i owns (i, i + T, ...); a node past NP reads
 // node NP-1's column: it is computed and never stored
 template <int NP, int R>
@@ -105,6 +115,68 @@ __device__ __forceinline__ void node_columns(int i, int col[R])
     for (int r = 0; r < R; ++r) col[r] = i + r * T < NP ? i + r * T : NP - 1;
 }
 constexpr int SHARED_LIMIT = 48 * 1024;  // static shared memory of one block
+
+// ---- element products on the FP64 tensor cores --------------------------------------------
+// mma.m8n8k4.f64 (sm_80 and later): a warp computes D = A B + C, A 8x4, B 4x8, C and D 8x8,
+// lane l holding a = A[l/4][l%4], b = B[l%4][l/4] and (c0, c1) = C[l/4][2(l%4) + {0, 1}].
+// An element product y[e][i] = sum_j A[i][j] u[e][j] of 8 elements is then MT x KT such
+// products (MmaShape): row tile mt holds nodes i = 8 mt + l/4, k-tile kt nodes
+// j = 4 kt + l%4, and the B operand is u of element l/4 of the tile at node j. The
+// operator past NP is zero, so padded rows and columns contribute nothing; the sum over j
+// is the tensor core's (four products per step, in its own rounding) rather than the CPU's
+// one-by-one order: results agree with the CPU kernels to round-off, not bitwise.
+#if defined(__HIPCC__)
+constexpr bool HAS_MMA = false;  // AMD's matrix cores have other shapes: no MMA candidates
+#else
+constexpr bool HAS_MMA = true;   // CUDA (sm_80, sm_90) and the CPU emulation
+#endif
+
+__device__ __forceinline__ void mma_m8n8k4(double &c0, double &c1, double a, double b)
+{
+#if defined(INSDG_GPU_EMULATE)
+    insdg_emu::mma_m8n8k4(c0, c1, a, b);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(c0), "+d"(c1)
+        : "d"(a), "d"(b));
+#elif defined(__CUDA_ARCH__)
+    (void)c0, (void)c1, (void)a, (void)b;
+    __trap();  // not compiled for: the builds target sm_80 and sm_90
+#else
+    (void)c0, (void)c1, (void)a, (void)b;
+#endif
+}
+
+// Tiles of an NP x NP operator, and the shared-memory stride S of one element's values:
+// S >= 4 KT and S = 4 (mod 8), so that the B loads of a half-warp (4 elements, 4
+// consecutive nodes each) fall in 16 different 8-byte banks.
+template <int NP>
+struct MmaShape {
+    static constexpr int MT = (NP + 7) / 8, KT = (NP + 3) / 4;
+    static constexpr int S = (4 * KT) % 8 == 4 ? 4 * KT : 4 * KT + 4;
+};
+
+// Stage NE elements' NP values (elements from e_first; zeros past element K) into s[NE][S],
+// by the NT threads of the block; the caller synchronises.
+template <int NT, int NP, int S>
+__device__ __forceinline__ void stage_strided(const double *__restrict__ src, size_t e_first, int K, int NE,
+                                              double *s)
+{
+    const size_t base = e_first * NP, total = (size_t)K * NP;
+    for (int k = threadIdx.x; k < NE * NP; k += NT) {
+        const int el = k / NP, j = k - el * NP;
+        s[el * S + j] = base + k < total ? src[base + k] : 0.0;
+    }
+}
+
+// Operator fragment (A of mma_m8n8k4) of row tile mt and k-tile kt for this lane, from
+// AT[j*NP + i] = A[i][j]; zero past NP (mt, kt: indices of unrolled loops).
+template <int NP>
+__device__ __forceinline__ double mma_a(const double *__restrict__ AT, int mt, int kt, int lane)
+{
+    const int i = 8 * mt + (lane >> 2), j = 4 * kt + (lane & 3);
+    return i < NP && j < NP ? AT[j * NP + i] : 0.0;
+}
 
 // The candidate selected for a kernel (INSDG_GPU_KERNEL_*): -1 = its TUNED[N].
 int selected_candidate(int kernel);

@@ -281,10 +281,11 @@ int insdg_gpu_launch_info(int kernel, int N, int version, insdg_gpu_launch *out)
  * Version 3 of the studied kernels and the only version of the element kernels (gradient
  * and divergence terms, mass, inverse mass, p-multigrid transfers) pick, per degree N,
  * one of INSDG_GPU_NCANDIDATES launch configurations (threads per block aimed at, elements
- * per thread, and for the local gradient, mass and inverse mass nodes per thread):
+ * per thread, and for the local gradient, mass and inverse mass nodes per thread, or, for
+ * those three, candidates 16..19: the products on the FP64 tensor cores, CUDA only):
  * cuda/README.md "Tuning". A normal build compiles only the chosen
  * one; a build with -DINSDG_GPU_TUNING=ON compiles all of them. */
-#define INSDG_GPU_NCANDIDATES 16
+#define INSDG_GPU_NCANDIDATES 20
 /* 1 when this build compiles every candidate (INSDG_GPU_TUNING), else 0. */
 int insdg_gpu_tuning_build(void);
 /* Make `kernel` launch candidate c (0..INSDG_GPU_NCANDIDATES-1) from now on, or its per-N

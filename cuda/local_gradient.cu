@@ -95,20 +95,75 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
     }
 }
 
-// Version 2: about 256 threads, one element per thread. Version 3: the candidate TUNED[N]
+// On the FP64 tensor cores (an MMA candidate, gpu_common.cuh): W warps, each ET tiles of 8
+// elements; the block's u staged with stride S. Per row tile the warp keeps the Dr and Ds
+// fragments of every k-tile in registers and runs its tiles through them; lane l then holds
+// ur, us of node 8 mt + l/4 for elements 2(l%4) and 2(l%4) + 1 of the tile.
+template <int N, int W, int ET>
+__global__ void __launch_bounds__(32 * W)
+lg_mma(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, const double *__restrict__ vgeo,
+       const double *__restrict__ u, double *__restrict__ ux, double *__restrict__ uy)
+{
+    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, KT = MmaShape<NP>::KT, S = MmaShape<NP>::S;
+    constexpr int NE = 8 * W * ET;
+    __shared__ double s_u[NE * S];
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    stage_strided<32 * W, NP, S>(u, e_first, K, NE, s_u);
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        double ar[KT], as[KT];
+#pragma unroll
+        for (int kt = 0; kt < KT; ++kt) ar[kt] = mma_a<NP>(DrT, mt, kt, lane), as[kt] = mma_a<NP>(DsT, mt, kt, lane);
+        const int i = 8 * mt + row;
+#pragma unroll
+        for (int t = 0; t < ET; ++t) {
+            const int el0 = (warp * ET + t) * 8;
+            double r0 = 0.0, r1 = 0.0, s0 = 0.0, s1 = 0.0;
+#pragma unroll
+            for (int kt = 0; kt < KT; ++kt) {
+                const int j = 4 * kt + quad;
+                const double b = j < NP ? s_u[(el0 + row) * S + j] : 0.0;
+                mma_m8n8k4(r0, r1, ar[kt], b);
+                mma_m8n8k4(s0, s1, as[kt], b);
+            }
+            if (i < NP) {
+                const double ur[2] = {r0, r1}, us[2] = {s0, s1};
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const size_t e = e_first + el0 + 2 * quad + c;
+                    if (e < (size_t)K) {
+                        const double *gg = vgeo + e * NVGEO;
+                        ux[e * NP + i] = gg[RX] * ur[c] + gg[SX] * us[c];
+                        uy[e * NP + i] = gg[RY] * ur[c] + gg[SY] * us[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Version 2: about 256 threads, one element per thread. Version 3: the candidate tuned(N)
 // (gpu_common.cuh), chosen per degree on a GPU.
 template <int N>
 struct LgConfig {
     static constexpr int NP = Dim<N>::NP;
     static constexpr int G2 = (256 + NP - 1) / NP;
 };
+// TUNED_MMA where the tensor cores are there (CUDA), TUNED without them (HIP)
 constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 9, 1, 11, 12, 15, 8, 8, 7, 7, 9};
+constexpr int TUNED_MMA[INSDG_GPU_NMAX + 1] = {0, 9, 1, 19, 19, 19, 19, 19, 19, 19, 19};
+constexpr int tuned(int N) { return HAS_MMA ? TUNED_MMA[N] : TUNED[N]; }
 
 template <int N, int C>
 struct LgCand {
-    static constexpr int R = CAND_R[C], T = node_threads(Dim<N>::NP, R), G = cand_groups(C, T), P = CAND_P[C];
-    static constexpr size_t SHARED = sizeof(double) * G * P * Dim<N>::NP;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024;
+    static constexpr bool MMA = CAND_MMA[C];
+    static constexpr int R = cand_nodes(C), T = node_threads(Dim<N>::NP, R), G = cand_groups(C, T), P = CAND_P[C];
+    static constexpr int W = CAND_TB[C] / 32;  // an MMA candidate: warps, P tiles of 8 elements each
+    static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
+    static constexpr size_t SHARED = sizeof(double) * NE * (MMA ? MmaShape<Dim<N>::NP>::S : Dim<N>::NP);
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && THREADS <= 1024 && (!MMA || HAS_MMA);
 };
 
 template <int N, int G, int P, int NR = 1>
@@ -133,10 +188,14 @@ int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const 
     case 1: return launch_blocked<N, 1, 1>(K, R, B, u, ux, uy, s);
     case 2: return launch_blocked<N, C::G2, 1>(K, R, B, u, ux, uy, s);
     case 3:
-        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
+        return dispatch_candidate<tuned(N)>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            else return launch_blocked<N, Q::G, Q::P, Q::R>(K, R, B, u, ux, uy, s);
+            else if constexpr (Q::MMA) {
+                lg_mma<N, Q::W, Q::P><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(K, R->DrT, R->DsT, B->vgeo,
+                                                                                       u, ux, uy);
+                return launch_status();
+            } else return launch_blocked<N, Q::G, Q::P, Q::R>(K, R, B, u, ux, uy, s);
         });
     default: return INSDG_GPU_EBADVERSION;
     }
@@ -152,10 +211,10 @@ int info(int version, insdg_gpu_launch *out)
     case 1: set_launch(out, NP, 1, 1, sizeof(double) * NP); break;
     case 2: set_launch(out, C::G2 * NP, C::G2, 1, sizeof(double) * C::G2 * NP); break;
     case 3:
-        return dispatch_candidate<TUNED[N]>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
+        return dispatch_candidate<tuned(N)>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            set_launch(out, Q::G * Q::T, Q::G * Q::P, Q::P, Q::SHARED);
+            set_launch(out, Q::THREADS, Q::NE, Q::MMA ? 2 * Q::P : Q::P, Q::SHARED);
             return INSDG_GPU_OK;
         });
     default: return INSDG_GPU_EBADVERSION;

@@ -18,19 +18,26 @@ namespace {
 
 // the launch candidate of each degree (gpu_common.cuh): mass and inverse mass; transfers
 // by fine degree
-constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 15, 15, 11, 15, 13, 13, 15, 13, 14};
+constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 15, 15, 11, 15, 13, 13, 15, 13, 14};  // HIP
+constexpr int TUNED_MASS_MMA[INSDG_GPU_NMAX + 1] = {0, 8, 15, 19, 19, 19, 19, 19, 19, 19, 19};  // CUDA
+constexpr int tuned_mass(int N) { return HAS_MMA ? TUNED_MASS_MMA[N] : TUNED_MASS[N]; }
 constexpr int TUNED_PROLONG[INSDG_GPU_NMAX + 1] = {0, 2, 9, 9, 9, 7, 7, 9, 7, 9, 9};
 constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7, 7};
 
 // G groups of T threads, P elements per thread, one element's input (Np doubles at most)
 // in shared memory per element. The transfers: T = Np (fine Np), one node per thread
 // (R = 1 candidates only); mass and inverse mass: T = ceil(Np/R), R nodes per thread.
+// NODES (mass, inverse mass) also takes the R > 1 and the MMA candidates: W warps, each P
+// tiles of 8 elements (mass_mma).
 template <int N, int C, bool NODES = false>
 struct ElemCand {
-    static constexpr int NP = Dim<N>::NP, R = CAND_R[C], T = node_threads(NP, R), G = cand_groups(C, T),
-                         P = CAND_P[C], NE = G * P;
-    static constexpr size_t SHARED = sizeof(double) * NE * NP;
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && G * T <= 1024 && (NODES || R == 1);
+    static constexpr bool MMA = CAND_MMA[C];
+    static constexpr int NP = Dim<N>::NP, R = cand_nodes(C), T = node_threads(NP, R), G = cand_groups(C, T),
+                         P = CAND_P[C], W = CAND_TB[C] / 32;
+    static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
+    static constexpr size_t SHARED = sizeof(double) * NE * (MMA ? MmaShape<NP>::S : NP);
+    static constexpr bool FITS = SHARED <= SHARED_LIMIT && THREADS <= 1024 &&
+                                 (NODES ? !MMA || HAS_MMA : CAND_R[C] == 1);
 };
 
 // scale = inverse ? 1/J : alpha J;  AT[j*NP + i] = A[i][j]
@@ -81,14 +88,62 @@ mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ A
     }
 }
 
+// The same on the FP64 tensor cores (an MMA candidate; lg_mma of local_gradient.cu has
+// the layout): W warps, each ET tiles of 8 elements, the operator's fragments of a row
+// tile in registers for the warp's tiles.
+template <int N, bool INVERSE, int W, int ET>
+__global__ void __launch_bounds__(32 * W)
+mass_mma(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
+         const double *__restrict__ r, double *__restrict__ z)
+{
+    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, KT = MmaShape<NP>::KT, S = MmaShape<NP>::S;
+    constexpr int NE = 8 * W * ET;
+    __shared__ double s_r[NE * S];
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    stage_strided<32 * W, NP, S>(r, e_first, K, NE, s_r);
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        double a[KT];
+#pragma unroll
+        for (int kt = 0; kt < KT; ++kt) a[kt] = mma_a<NP>(AT, mt, kt, lane);
+        const int i = 8 * mt + row;
+#pragma unroll
+        for (int t = 0; t < ET; ++t) {
+            const int el0 = (warp * ET + t) * 8;
+            double c[2] = {0.0, 0.0};
+#pragma unroll
+            for (int kt = 0; kt < KT; ++kt) {
+                const int j = 4 * kt + quad;
+                mma_m8n8k4(c[0], c[1], a[kt], j < NP ? s_r[(el0 + row) * S + j] : 0.0);
+            }
+            if (i < NP) {
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const size_t e = e_first + el0 + 2 * quad + q;
+                    if (e < (size_t)K) {
+                        const double J = vgeo[e * NVGEO + JAC];
+                        z[e * NP + i] = (INVERSE ? 1.0 / J : alpha * J) * c[q];
+                    }
+                }
+            }
+        }
+    }
+}
+
 template <int N, bool INVERSE>
 int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, const double *r, double *z,
                 gpuStream_t s)
 {
-    return dispatch_candidate<TUNED_MASS[N]>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
+    return dispatch_candidate<tuned_mass(N)>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
         using Q = ElemCand<N, decltype(c)::value, true>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        else {
+        else if constexpr (Q::MMA) {
+            mass_mma<N, INVERSE, Q::W, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
+                B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
+            return launch_status();
+        } else {
             mass_kernel<N, INVERSE, Q::G, Q::P, Q::R><<<nblocks_for((size_t)B->K, Q::NE), Q::G * Q::T, 0, s>>>(
                 B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
             return launch_status();
@@ -184,7 +239,7 @@ int elem_info(int kernel, insdg_gpu_launch *out)
     return dispatch_candidate<TUNED>(selected_candidate(kernel), [&](auto c) {
         using Q = ElemCand<N, decltype(c)::value, NODES>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        set_launch(out, Q::G * Q::T, Q::NE, Q::P, Q::SHARED);
+        set_launch(out, Q::THREADS, Q::NE, Q::MMA ? 2 * Q::P : Q::P, Q::SHARED);
         return INSDG_GPU_OK;
     });
 }
@@ -206,7 +261,7 @@ int launch_info_mass(int N, insdg_gpu_launch *out)
 {
     return dispatch_n(N, [&](auto n) {
         constexpr int NN = decltype(n)::value;
-        return elem_info<NN, TUNED_MASS[NN], true>(INSDG_GPU_KERNEL_MASS, out);
+        return elem_info<NN, tuned_mass(NN), true>(INSDG_GPU_KERNEL_MASS, out);
     });
 }
 

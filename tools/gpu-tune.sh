@@ -9,6 +9,8 @@
 # (made here, or anywhere with nvcc: the two programs need only glibc and CUDA's runtime).
 #   --bin DIR  where test_gpu and bench_gpu are (default: build-gtune/tests and
 #              build-gtune/bench)
+#   --only K   the sweep times these kernels alone (bench_gpu --only: e.g.
+#              local_gradient,mass,inverse_mass); the test checks every kernel
 #   --out DIR  results (default tune-results): test_tuning.log (every kernel and version,
 #              then every candidate, against the CPU kernels), bench_sweep.log and
 #              bench_gpu_sweep.csv (bench_gpu --sweep), tables.md (tools/gpu_table.py: the
@@ -19,13 +21,14 @@
 # Exit status: 0, or 1 when the test fails or the benchmark stops.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bin_test=build-gtune/tests bin_bench=build-gtune/bench out=tune-results ncu=0
+bin_test=build-gtune/tests bin_bench=build-gtune/bench out=tune-results ncu=0 only=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin_test=$2 bin_bench=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --ncu) ncu=1; shift ;;
-    *) echo "usage: gpu-tune.sh [--bin DIR] [--out DIR] [--ncu]" >&2; exit 2 ;;
+    --only) only=(--only "$2"); shift 2 ;;
+    *) echo "usage: gpu-tune.sh [--bin DIR] [--out DIR] [--ncu] [--only KERNELS]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -36,7 +39,7 @@ if "$bin_test/test_gpu" > "$out/test_tuning.log" 2>&1; then echo "gpu-tune: test
   echo "gpu-tune: test FAIL"; status=1; fi
 tail -1 "$out/test_tuning.log"
 echo "gpu-tune: bench_gpu --sweep"
-if ! "$bin_bench/bench_gpu" --sweep --csv "$out/bench_gpu_sweep.csv" > "$out/bench_sweep.log" 2>&1; then
+if ! "$bin_bench/bench_gpu" --sweep "${only[@]}" --csv "$out/bench_gpu_sweep.csv" > "$out/bench_sweep.log" 2>&1; then
   echo "gpu-tune: bench_gpu stopped:"; tail -3 "$out/bench_sweep.log"; status=1
 fi
 python3 tools/gpu_table.py "$out/bench_gpu_sweep.csv" > "$out/tables.md" 2>&1 || status=1

@@ -84,6 +84,27 @@ inline void syncthreads()
     swapcontext(&f->ctx, &g.sched);
 }
 
+// mma.sync.m8n8k4.f64 of the calling thread's warp (cuda/gpu_common.cuh, mma_m8n8k4): each
+// lane leaves its fragments, the block meets at a barrier, each lane computes its two
+// values of D = A B + C (the sum over k in increasing order), and a second barrier keeps
+// the fragments until every lane has read them. Like the hardware's, every lane of the
+// warp must call it; here every thread of the block must, the same number of times.
+inline void mma_m8n8k4(double &c0, double &c1, double a, double b)
+{
+    static double fa[1024], fb[1024];
+    const unsigned t = g.cur->tid.x, w = t & ~31u, l = t & 31u;
+    fa[t] = a, fb[t] = b;
+    syncthreads();
+    const unsigned row = l >> 2, col = 2 * (l & 3);
+    double d0 = c0, d1 = c1;
+    for (unsigned k = 0; k < 4; ++k) {
+        d0 = fma(fa[w + 4 * row + k], fb[w + 4 * col + k], d0);
+        d1 = fma(fa[w + 4 * row + k], fb[w + 4 * (col + 1) + k], d1);
+    }
+    syncthreads();
+    c0 = d0, c1 = d1;
+}
+
 // Run one block of nt fibers, each calling body(arg), barrier by barrier.
 inline void run_block(unsigned nt, void (*body)(void *), void *arg)
 {
