@@ -89,17 +89,18 @@ int dispatch_n(int N, F &&f)
 // -DINSDG_GPU_TUNING=ON compiles them all, so that bench_gpu and test_gpu can run any of
 // them through insdg_gpu_select_candidate().
 //
-// Candidates 16..19 are of another kind, CAND_MMA: the element products on the FP64
+// Candidates 16..22 are of another kind, CAND_MMA: the element products on the FP64
 // tensor cores (mma_m8n8k4 below), CAND_TB/32 warps per block, each warp CAND_P tiles of 8
-// elements (local gradient, mass, inverse mass; CUDA only). Their CAND_R is 0, so the
-// kernels that take R = 1 candidates only never compile them.
+// elements (local gradient, mass, inverse mass; CUDA only), in one of two loop orders.
+// Their CAND_R is 0, so the kernels that take R = 1 candidates only never compile them.
 constexpr int NCAND = INSDG_GPU_NCANDIDATES;
 constexpr int CAND_TB[NCAND] = {64, 128, 256, 512, 64, 128, 256, 64, 128, 256, 64, 128, 64, 128, 256, 128,
-                                64, 64, 128, 128};
-constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4, 2, 4, 1, 2};
-constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 0, 0, 0, 0};
-constexpr bool CAND_MMA[NCAND] = {false, false, false, false, false, false, false, false, false, false,
-                                  false, false, false, false, false, false, true,  true,  true,  true};
+                                64, 64, 128, 128, 64, 128, 256};
+constexpr int CAND_P[NCAND] = {1, 1, 1, 1, 2, 2, 2, 4, 4, 4, 2, 2, 4, 4, 4, 4, 2, 4, 1, 2, 1, 1, 1};
+constexpr int CAND_R[NCAND] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 0, 0, 0, 0, 0, 0, 0};
+// 0: not MMA; 1: row tile by row tile (the operator's fragments of a row tile in registers
+// for the warp's tiles); 2: all row tiles at once, k-tile by k-tile (mma_all_rows)
+constexpr int CAND_MMA[NCAND] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2};
 constexpr int cand_groups(int c, int T) { return cmax(1, (CAND_TB[c] + T - 1) / T); }
 // threads per element with R nodes per thread
 __host__ __device__ constexpr int node_threads(int NP, int R) { return (NP + R - 1) / R; }
@@ -136,7 +137,12 @@ __device__ __forceinline__ void mma_m8n8k4(double &c0, double &c1, double a, dou
 #if defined(INSDG_GPU_EMULATE)
     insdg_emu::mma_m8n8k4(c0, c1, a, b);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+    // .aligned: every lane of the warp must execute this instruction together. The
+    // compiler sees inline asm as an ordinary instruction that it may move next to the
+    // divergent stores around it, so the warp meets first and the asm stays in place
+    // (volatile, as CUTLASS keeps its mma asm).
+    __syncwarp();
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
         : "+d"(c0), "+d"(c1)
         : "d"(a), "d"(b));
 #elif defined(__CUDA_ARCH__)
@@ -177,6 +183,33 @@ __device__ __forceinline__ double mma_a(const double *__restrict__ AT, int mt, i
     const int i = 8 * mt + (lane >> 2), j = 4 * kt + (lane & 3);
     return i < NP && j < NP ? AT[j * NP + i] : 0.0;
 }
+
+// All row tiles of NOP operators for one tile of 8 elements, k-tile by k-tile: the
+// NOP*MT products of a k-tile are independent (the tensor core's latency overlaps) and
+// share one B fragment; the operators' fragments are loaded as used (L1). s_row: the
+// values of this lane's element l/4 (stride-S staging); c[o][mt]: this lane's two values
+// of row tile mt. The sum over k-tiles is in the same order as the row-tile-by-row-tile
+// kernels, so both give the same bits.
+template <int NP, int NOP>
+__device__ __forceinline__ void mma_all_rows(const double *const (&AT)[NOP], const double *s_row, int lane,
+                                             double (&c)[NOP][(NP + 7) / 8][2])
+{
+    constexpr int MT = (NP + 7) / 8, KT = (NP + 3) / 4;
+#pragma unroll
+    for (int o = 0; o < NOP; ++o)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) c[o][mt][0] = c[o][mt][1] = 0.0;
+#pragma unroll
+    for (int kt = 0; kt < KT; ++kt) {
+        const int j = 4 * kt + (lane & 3);
+        const double b = j < NP ? s_row[j] : 0.0;
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int o = 0; o < NOP; ++o) mma_m8n8k4(c[o][mt][0], c[o][mt][1], mma_a<NP>(AT[o], mt, kt, lane), b);
+    }
+}
+
 
 // The candidate selected for a kernel (INSDG_GPU_KERNEL_*): -1 = its TUNED[N].
 int selected_candidate(int kernel);

@@ -282,10 +282,10 @@ int insdg_gpu_launch_info(int kernel, int N, int version, insdg_gpu_launch *out)
  * and divergence terms, mass, inverse mass, p-multigrid transfers) pick, per degree N,
  * one of INSDG_GPU_NCANDIDATES launch configurations (threads per block aimed at, elements
  * per thread, and for the local gradient, mass and inverse mass nodes per thread, or, for
- * those three, candidates 16..19: the products on the FP64 tensor cores, CUDA only):
+ * those three, candidates 16..22: the products on the FP64 tensor cores, CUDA only):
  * cuda/README.md "Tuning". A normal build compiles only the chosen
  * one; a build with -DINSDG_GPU_TUNING=ON compiles all of them. */
-#define INSDG_GPU_NCANDIDATES 20
+#define INSDG_GPU_NCANDIDATES 23
 /* 1 when this build compiles every candidate (INSDG_GPU_TUNING), else 0. */
 int insdg_gpu_tuning_build(void);
 /* Make `kernel` launch candidate c (0..INSDG_GPU_NCANDIDATES-1) from now on, or its per-N

@@ -144,6 +144,44 @@ lg_mma(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, co
     }
 }
 
+// The same with all row tiles at once (mma_all_rows; CAND_MMA 2): W warps, each ET tiles of
+// 8 elements one after the other.
+template <int N, int W, int ET>
+__global__ void __launch_bounds__(32 * W)
+lg_mma_all(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, const double *__restrict__ vgeo,
+           const double *__restrict__ u, double *__restrict__ ux, double *__restrict__ uy)
+{
+    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, S = MmaShape<NP>::S;
+    constexpr int NE = 8 * W * ET;
+    __shared__ double s_u[NE * S];
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    stage_strided<32 * W, NP, S>(u, e_first, K, NE, s_u);
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+    const double *const AT[2] = {DrT, DsT};
+#pragma unroll
+    for (int t = 0; t < ET; ++t) {
+        const int el0 = (warp * ET + t) * 8;
+        double c[2][MT][2];
+        mma_all_rows<NP, 2>(AT, s_u + (el0 + row) * S, lane, c);
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const size_t e = e_first + el0 + 2 * quad + q;
+            if (e >= (size_t)K) continue;
+            const double *gg = vgeo + e * NVGEO;
+            const double rx = gg[RX], sx = gg[SX], ry = gg[RY], sy = gg[SY];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                const int i = 8 * mt + row;
+                if (i < NP) {
+                    ux[e * NP + i] = rx * c[0][mt][q] + sx * c[1][mt][q];
+                    uy[e * NP + i] = ry * c[0][mt][q] + sy * c[1][mt][q];
+                }
+            }
+        }
+    }
+}
+
 // Version 2: about 256 threads, one element per thread. Version 3: the candidate tuned(N)
 // (gpu_common.cuh), chosen per degree on a GPU.
 template <int N>
@@ -153,12 +191,12 @@ struct LgConfig {
 };
 // TUNED_MMA where the tensor cores are there (CUDA), TUNED without them (HIP)
 constexpr int TUNED[INSDG_GPU_NMAX + 1] = {0, 9, 1, 11, 12, 15, 8, 8, 7, 7, 9};
-constexpr int TUNED_MMA[INSDG_GPU_NMAX + 1] = {0, 9, 1, 19, 19, 19, 19, 19, 19, 19, 19};
+constexpr int TUNED_MMA[INSDG_GPU_NMAX + 1] = {0, 9, 20, 20, 21, 20, 18, 18, 22, 22, 21};
 constexpr int tuned(int N) { return HAS_MMA ? TUNED_MMA[N] : TUNED[N]; }
 
 template <int N, int C>
 struct LgCand {
-    static constexpr bool MMA = CAND_MMA[C];
+    static constexpr int MMA = CAND_MMA[C];
     static constexpr int R = cand_nodes(C), T = node_threads(Dim<N>::NP, R), G = cand_groups(C, T), P = CAND_P[C];
     static constexpr int W = CAND_TB[C] / 32;  // an MMA candidate: warps, P tiles of 8 elements each
     static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
@@ -191,9 +229,13 @@ int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const 
         return dispatch_candidate<tuned(N)>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            else if constexpr (Q::MMA) {
+            else if constexpr (Q::MMA == 1) {
                 lg_mma<N, Q::W, Q::P><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(K, R->DrT, R->DsT, B->vgeo,
                                                                                        u, ux, uy);
+                return launch_status();
+            } else if constexpr (Q::MMA == 2) {
+                lg_mma_all<N, Q::W, Q::P><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(
+                    K, R->DrT, R->DsT, B->vgeo, u, ux, uy);
                 return launch_status();
             } else return launch_blocked<N, Q::G, Q::P, Q::R>(K, R, B, u, ux, uy, s);
         });

@@ -19,7 +19,7 @@ namespace {
 // the launch candidate of each degree (gpu_common.cuh): mass and inverse mass; transfers
 // by fine degree
 constexpr int TUNED_MASS[INSDG_GPU_NMAX + 1] = {0, 8, 15, 15, 11, 15, 13, 13, 15, 13, 14};  // HIP
-constexpr int TUNED_MASS_MMA[INSDG_GPU_NMAX + 1] = {0, 8, 15, 19, 19, 19, 19, 19, 19, 19, 19};  // CUDA
+constexpr int TUNED_MASS_MMA[INSDG_GPU_NMAX + 1] = {0, 8, 15, 20, 18, 20, 20, 18, 18, 18, 16};  // CUDA
 constexpr int tuned_mass(int N) { return HAS_MMA ? TUNED_MASS_MMA[N] : TUNED_MASS[N]; }
 constexpr int TUNED_PROLONG[INSDG_GPU_NMAX + 1] = {0, 2, 9, 9, 9, 7, 7, 9, 7, 9, 9};
 constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7, 7};
@@ -31,7 +31,7 @@ constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7
 // tiles of 8 elements (mass_mma).
 template <int N, int C, bool NODES = false>
 struct ElemCand {
-    static constexpr bool MMA = CAND_MMA[C];
+    static constexpr int MMA = CAND_MMA[C];
     static constexpr int NP = Dim<N>::NP, R = cand_nodes(C), T = node_threads(NP, R), G = cand_groups(C, T),
                          P = CAND_P[C], W = CAND_TB[C] / 32;
     static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
@@ -132,6 +132,37 @@ mass_mma(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, 
     }
 }
 
+// The same with all row tiles at once (mma_all_rows; CAND_MMA 2).
+template <int N, bool INVERSE, int W, int ET>
+__global__ void __launch_bounds__(32 * W)
+mass_mma_all(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
+             const double *__restrict__ r, double *__restrict__ z)
+{
+    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, S = MmaShape<NP>::S;
+    constexpr int NE = 8 * W * ET;
+    __shared__ double s_r[NE * S];
+    const size_t e_first = (size_t)blockIdx.x * NE;
+    stage_strided<32 * W, NP, S>(r, e_first, K, NE, s_r);
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+    const double *const A[1] = {AT};
+#pragma unroll
+    for (int t = 0; t < ET; ++t) {
+        const int el0 = (warp * ET + t) * 8;
+        double c[1][MT][2];
+        mma_all_rows<NP, 1>(A, s_r + (el0 + row) * S, lane, c);
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const size_t e = e_first + el0 + 2 * quad + q;
+            if (e >= (size_t)K) continue;
+            const double J = vgeo[e * NVGEO + JAC], scale = INVERSE ? 1.0 / J : alpha * J;
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+                if (8 * mt + row < NP) z[e * NP + 8 * mt + row] = scale * c[0][mt][q];
+        }
+    }
+}
+
 template <int N, bool INVERSE>
 int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, const double *r, double *z,
                 gpuStream_t s)
@@ -139,8 +170,12 @@ int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, 
     return dispatch_candidate<tuned_mass(N)>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
         using Q = ElemCand<N, decltype(c)::value, true>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        else if constexpr (Q::MMA) {
+        else if constexpr (Q::MMA == 1) {
             mass_mma<N, INVERSE, Q::W, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
+                B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
+            return launch_status();
+        } else if constexpr (Q::MMA == 2) {
+            mass_mma_all<N, INVERSE, Q::W, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
                 B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
             return launch_status();
         } else {

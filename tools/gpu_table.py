@@ -56,6 +56,8 @@ def main():
     print("| kernel | v | " + " | ".join(f"N={n}" for n in ns) + " |")
     print("|---|---|" + "---:|" * len(ns))
     for k in STUDIED:
+        if k not in last:   # a run of some kernels only (bench_gpu --only)
+            continue
         for v in sorted(vv for (kk, vv) in by if kk == k):
             d = by[(k, v)]
             print(f"| {k} | {v} | " + " | ".join(f"{float(d[n]['gflops']):.0f}" if n in d else "" for n in ns) + " |")
