@@ -9,7 +9,8 @@
  * tests/gpu_emu/gpu_emu.h instead (CI runs the kernels there).
  * Kernels use no warp-level intrinsics (shuffles, ballots), so nothing depends
  * on the warp width (32 on NVIDIA, 64 on gfx90a/gfx908): block reductions go
- * through shared memory with __syncthreads().
+ * through shared memory with __syncthreads(). The exception is CUDA-only: the
+ * FP64 tensor cores' mma of gpu_common.cuh (HAS_MMA), which HIP builds leave out.
  */
 #ifndef INSDG_GPU_PORT_H
 #define INSDG_GPU_PORT_H
