@@ -421,6 +421,9 @@ void print_start(const run_state *r)
   printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank", r->size, s->L->B,
          s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers);
   printf("\n");
+  if (insdg_runtime_async_copies_off())
+    printf("  StarPU's asynchronous host-device copies off (several ranks with GPU workers: "
+           "STARPU_DISABLE_ASYNCHRONOUS_COPY=0 turns them on; docs/user_guide.md)\n");
   printf("  nu = %g, dt = %g, %d steps to t = %g, BDF/EXT order %d, %d substeps\n", c->nu, c->dt, s->nsteps,
          c->final_time, c->time_order, c->substeps);
   printf("  pressure: %s; output: %s\n", r->pure_neumann ? "pure Neumann (mean fixed to zero)" : "Dirichlet on outflow",

@@ -17,6 +17,7 @@
 
 static const char *workers_origin = "StarPU's default";
 static MPI_Comm task_comm = MPI_COMM_NULL;
+static int async_copies_off;   /* insdg turned StarPU's asynchronous copies off (init_starpu) */
 static starpu_data_handle_t comm_token;
 static double comm_token_mem;
 
@@ -146,6 +147,18 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   if (cores > 0 && nworkers > 0 && nworkers < cores && !getenv("STARPU_WORKERS_CPUID"))
     setenv("STARPU_WORKERS_NOBIND", "1", 0);
 #endif
+#if defined(STARPU_USE_CUDA) || defined(STARPU_USE_HIP)
+  /* Several ranks with GPU workers: StarPU's asynchronous host-device copies off, unless
+     STARPU_DISABLE_ASYNCHRONOUS_COPY says otherwise. Two ranks on one H200 went wrong (from
+     step 2, in a velocity solve) in 3 of 19 runs with them and in none of 10 without, at
+     24% more time per step (docs/performance.md, "two ranks on one GPU", 2026-11-28): a
+     race whose cause is not found yet, so correct results first. */
+  int nranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const char *ncuda = getenv("STARPU_NCUDA");
+  if (nranks > 1 && !(ncuda && atoi(ncuda) == 0) && !getenv("STARPU_DISABLE_ASYNCHRONOUS_COPY"))
+    conf.disable_asynchronous_copy = 1, async_copies_off = 1;
+#endif
   /* halo exchanges, reductions and the coarse solve have CPU implementations only: without
      a CPU worker their first task would find no worker */
   static const char no_cpu[] = "no CPU worker (STARPU_NCPU=0?): insdg needs at least one, beside any CUDA workers";
@@ -206,6 +219,7 @@ int insdg_runtime_size(void)
 const char *insdg_runtime_workers_origin(void) { return workers_origin; }
 
 MPI_Comm insdg_runtime_task_comm(void) { return task_comm; }
+int insdg_runtime_async_copies_off(void) { return async_copies_off && insdg_runtime_cuda_workers() > 0; }
 
 starpu_data_handle_t insdg_runtime_comm_token(void) { return comm_token; }
 

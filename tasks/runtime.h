@@ -49,6 +49,9 @@ int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without 
    this rank's affinity mask, shared among the node's ranks with the same mask) or "work"
    (fewer: opts.max_ncpu). */
 const char *insdg_runtime_workers_origin(void);
+/* 1 when insdg turned StarPU's asynchronous host-device copies off: several ranks with
+   CUDA workers and STARPU_DISABLE_ASYNCHRONOUS_COPY unset (runtime.c says why). */
+int insdg_runtime_async_copies_off(void);
 /* The communicator the exchange tasks use (a duplicate of MPI_COMM_WORLD: the main
    thread's collectives on MPI_COMM_WORLD never mix with theirs) and their token. */
 MPI_Comm insdg_runtime_task_comm(void);

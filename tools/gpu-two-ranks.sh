@@ -14,6 +14,8 @@
 #   DIAG_BIS=dir tools/gpu-two-ranks.sh         # binaries from .dev/dir; each 2 ranks twice
 #   DIAG_STATS=1 DIAG_BIS=dir tools/gpu-two-ranks.sh   # repeats: 8 x 2 ranks, 4 x eager,
 #                                               # 4 x unpipelined, 6 x each binary of .dev/dir
+#   DIAG_SETS=$'plain 10\nnoasync 10 STARPU_DISABLE_ASYNCHRONOUS_COPY=1' tools/gpu-two-ranks.sh
+#                                               # per line: a name, a count of 2-rank runs, settings
 # DIAG_WORK: the work directory (/tmp/diag); DIAG_GPU=0: CPU workers only (a dry run without
 # a GPU). The run directories go to $OUT/diag.tgz or $OUT/stats.tgz (OUT: /tmp by default).
 set -u
@@ -39,12 +41,21 @@ one() {   # NAME BIN NP ENV... [-- ARGS]
   local cmd=("$bin" run $W/t6.ini --output $W/out/$name "${args[@]}")
   [ "$np" -gt 1 ] && cmd=(orterun -np $np --bind-to none "${cmd[@]}")
   local t0=$SECONDS
-  timeout 60 env "${envs[@]}" "${cmd[@]}" > $W/runs/$name.log 2>&1; local rc=$?
+  timeout 60 env "${envs[@]}" "${cmd[@]}" < /dev/null > $W/runs/$name.log 2>&1; local rc=$?
   local last=$(tail -1 $W/out/$name/diagnostics.csv 2>/dev/null)
   printf "%-22s rc=%s %3ss err_u=%s | %s\n" "$name" "$rc" "$((SECONDS-t0))" \
     "$(grep -o '"relative": *[-0-9.eE+]*' $W/out/$name/summary.json 2>/dev/null | head -1 | sed 's/.*: *//')" "$(echo "$last" | cut -c1-110)"
 }
 NC=$([ "$GPU" = 1 ] && echo 1 || echo 0)
+if [ -n "${DIAG_SETS:-}" ]; then   # "NAME COUNT ENV=VALUE..." per line: COUNT 2-rank runs each
+  one head_1r $B/bin/insdg 1 STARPU_NCUDA=$NC STARPU_NCPU=1
+  while read -r name count envs; do
+    [ -n "$name" ] || continue
+    for i in $(seq "$count"); do one ${name}_$i $B/bin/insdg 2 STARPU_NCUDA=$NC STARPU_NCPU=1 $envs; done
+  done <<< "$DIAG_SETS"
+  tar czf ${OUT:-/tmp}/sets.tgz -C $W runs out 2>/dev/null
+  exit 0
+fi
 if [ -n "${DIAG_STATS:-}" ]; then   # repeated 2-rank runs: how often they go wrong
   one head_1r $B/bin/insdg 1 STARPU_NCUDA=$NC STARPU_NCPU=1
   for i in 1 2 3 4 5 6 7 8; do one head_2r_$i $B/bin/insdg 2 STARPU_NCUDA=$NC STARPU_NCPU=1; done
