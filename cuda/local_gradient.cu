@@ -10,7 +10,8 @@
 //   3  Kernel 4: several elements per block and P elements per thread, so that each
 //      loaded entry of Dr, Ds serves P elements (results in registers), and with R > 1
 //      nodes per thread each staged u value R*P products; elements per block, elements
-//      and nodes per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh).
+//      and nodes per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh),
+//      or, on CUDA, the products on the FP64 tensor cores (lg_mma, lg_mma_all; TUNED_MMA).
 // const and __restrict__ (the paper's Kernel 2) are on every version.
 
 #include "gpu_common.cuh"

@@ -7,8 +7,8 @@
 //   restrict:      coarse[e][j] = sum_i P[i][j] fine[e][i]       (i < Npf)
 // Each: G groups of threads, P elements per thread (each matrix entry loaded once for P
 // elements), the input staged in shared memory; mass and inverse mass also R nodes per
-// thread (each staged value used for R nodes); G, P and R a launch candidate per N
-// (gpu_common.cuh). Transfers are specialised on the fine degree (the coarse degree of a
+// thread (each staged value used for R nodes), or on CUDA the products on the FP64 tensor
+// cores (mass_mma, mass_mma_all); G, P and R a launch candidate per N (gpu_common.cuh). Transfers are specialised on the fine degree (the coarse degree of a
 // p-multigrid level is any lower one, a run-time size).
 
 #include "gpu_common.cuh"

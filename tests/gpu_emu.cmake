@@ -57,11 +57,11 @@ add_test(NAME plot_gpu_roofline_emulated
 set_tests_properties(plot_gpu_roofline_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
                      PASS_REGULAR_EXPRESSION "gpu_roofline_sipdg.png")
 # --sweep rows (this build compiles the tuned candidate only) and their tables: the TUNED
-# table gpu_table.py gives must name the build's own choice at N = 2, e.g. local_gradient's
+# table gpu_table.py gives must name the build's own choice at N = 2, e.g. local_gradient's (TUNED_MMA: 20)
 add_test(NAME gpu_table_emulated
          COMMAND ${INSDG_SYSTEM_PYTHON} ${PROJECT_SOURCE_DIR}/tools/gpu_table.py ${_emu_csv})
 set_tests_properties(gpu_table_emulated PROPERTIES LABELS unit FIXTURES_REQUIRED bench_gpu_emu_csv
-                     PASS_REGULAR_EXPRESSION "local_gradient: \\{0, [0-9]+, 1, [0-9]+, -1")
+                     PASS_REGULAR_EXPRESSION "local_gradient: \\{0, [0-9]+, 20, [0-9]+, -1")
 # the GPU-vs-CPU verdict of gpu-check.sh (tools/compare_runs.py) on run directories it makes
 add_test(NAME compare_runs_verdicts COMMAND ${INSDG_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_compare_runs.py)
 set_tests_properties(compare_runs_verdicts PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_compare_runs: ok")
