@@ -175,6 +175,21 @@ __device__ __forceinline__ void stage_strided(const double *__restrict__ src, si
     }
 }
 
+// The launch of candidate C for an element kernel of NP nodes whose threads own output
+// nodes (NODES: the local gradient, mass and inverse mass, which also take the R > 1 and
+// the MMA candidates; otherwise R = 1 candidates only): threads and elements per block,
+// elements per thread (launch info) and static shared memory.
+template <int NP_, int C, bool NODES>
+struct NodeCand {
+    static constexpr int NP = NP_, MMA = CAND_MMA[C];
+    static constexpr int R = cand_nodes(C), T = node_threads(NP, R), G = cand_groups(C, T), P = CAND_P[C];
+    static constexpr int W = CAND_TB[C] / 32;  // an MMA candidate: warps, P tiles of 8 elements each
+    static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P, EPT = MMA ? 2 * P : P;
+    static constexpr size_t SHARED = sizeof(double) * NE * (MMA ? MmaShape<NP>::S : NP);
+    static constexpr bool FITS =
+        SHARED <= SHARED_LIMIT && THREADS <= 1024 && (NODES ? !MMA || HAS_MMA : CAND_R[C] == 1);
+};
+
 // Operator fragment (A of mma_m8n8k4) of row tile mt and k-tile kt for this lane, from
 // AT[j*NP + i] = A[i][j]; zero past NP (mt, kt: indices of unrolled loops).
 template <int NP>

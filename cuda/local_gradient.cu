@@ -11,7 +11,7 @@
 //      loaded entry of Dr, Ds serves P elements (results in registers), and with R > 1
 //      nodes per thread each staged u value R*P products; elements per block, elements
 //      and nodes per thread chosen per N (TUNED, a launch candidate of gpu_common.cuh),
-//      or, on CUDA, the products on the FP64 tensor cores (lg_mma, lg_mma_all; TUNED_MMA).
+//      or, on CUDA, the products on the FP64 tensor cores (lg_mma; TUNED_MMA).
 // const and __restrict__ (the paper's Kernel 2) are on every version.
 
 #include "gpu_common.cuh"
@@ -97,10 +97,11 @@ lg_blocked(int K, const double *__restrict__ DrT, const double *__restrict__ DsT
 }
 
 // On the FP64 tensor cores (an MMA candidate, gpu_common.cuh): W warps, each ET tiles of 8
-// elements; the block's u staged with stride S. Per row tile the warp keeps the Dr and Ds
-// fragments of every k-tile in registers and runs its tiles through them; lane l then holds
-// ur, us of node 8 mt + l/4 for elements 2(l%4) and 2(l%4) + 1 of the tile.
-template <int N, int W, int ET>
+// elements, the block's u staged with stride S; lane l ends with ur, us of node 8 mt + l/4
+// for elements 2(l%4) and 2(l%4) + 1 of a tile. ORDER 1: row tile by row tile, the Dr and
+// Ds fragments of the row tile in registers for the warp's tiles; ORDER 2: all row tiles
+// of a tile at once (mma_all_rows). Both sum the same products in the same order.
+template <int N, int W, int ET, int ORDER>
 __global__ void __launch_bounds__(32 * W)
 lg_mma(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, const double *__restrict__ vgeo,
        const double *__restrict__ u, double *__restrict__ ux, double *__restrict__ uy)
@@ -112,71 +113,58 @@ lg_mma(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, co
     stage_strided<32 * W, NP, S>(u, e_first, K, NE, s_u);
     __syncthreads();
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+    if constexpr (ORDER == 1) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-        double ar[KT], as[KT];
+        for (int mt = 0; mt < MT; ++mt) {
+            double ar[KT], as[KT];
 #pragma unroll
-        for (int kt = 0; kt < KT; ++kt) ar[kt] = mma_a<NP>(DrT, mt, kt, lane), as[kt] = mma_a<NP>(DsT, mt, kt, lane);
-        const int i = 8 * mt + row;
+            for (int kt = 0; kt < KT; ++kt) ar[kt] = mma_a<NP>(DrT, mt, kt, lane), as[kt] = mma_a<NP>(DsT, mt, kt, lane);
+            const int i = 8 * mt + row;
 #pragma unroll
-        for (int t = 0; t < ET; ++t) {
-            const int el0 = (warp * ET + t) * 8;
-            double r0 = 0.0, r1 = 0.0, s0 = 0.0, s1 = 0.0;
+            for (int t = 0; t < ET; ++t) {
+                const int el0 = (warp * ET + t) * 8;
+                double r0 = 0.0, r1 = 0.0, s0 = 0.0, s1 = 0.0;
 #pragma unroll
-            for (int kt = 0; kt < KT; ++kt) {
-                const int j = 4 * kt + quad;
-                const double b = j < NP ? s_u[(el0 + row) * S + j] : 0.0;
-                mma_m8n8k4(r0, r1, ar[kt], b);
-                mma_m8n8k4(s0, s1, as[kt], b);
-            }
-            if (i < NP) {
-                const double ur[2] = {r0, r1}, us[2] = {s0, s1};
+                for (int kt = 0; kt < KT; ++kt) {
+                    const int j = 4 * kt + quad;
+                    const double b = j < NP ? s_u[(el0 + row) * S + j] : 0.0;
+                    mma_m8n8k4(r0, r1, ar[kt], b);
+                    mma_m8n8k4(s0, s1, as[kt], b);
+                }
+                if (i < NP) {
+                    const double ur[2] = {r0, r1}, us[2] = {s0, s1};
 #pragma unroll
-                for (int c = 0; c < 2; ++c) {
-                    const size_t e = e_first + el0 + 2 * quad + c;
-                    if (e < (size_t)K) {
-                        const double *gg = vgeo + e * NVGEO;
-                        ux[e * NP + i] = gg[RX] * ur[c] + gg[SX] * us[c];
-                        uy[e * NP + i] = gg[RY] * ur[c] + gg[SY] * us[c];
+                    for (int c = 0; c < 2; ++c) {
+                        const size_t e = e_first + el0 + 2 * quad + c;
+                        if (e < (size_t)K) {
+                            const double *gg = vgeo + e * NVGEO;
+                            ux[e * NP + i] = gg[RX] * ur[c] + gg[SX] * us[c];
+                            uy[e * NP + i] = gg[RY] * ur[c] + gg[SY] * us[c];
+                        }
                     }
                 }
             }
         }
-    }
-}
-
-// The same with all row tiles at once (mma_all_rows; CAND_MMA 2): W warps, each ET tiles of
-// 8 elements one after the other.
-template <int N, int W, int ET>
-__global__ void __launch_bounds__(32 * W)
-lg_mma_all(int K, const double *__restrict__ DrT, const double *__restrict__ DsT, const double *__restrict__ vgeo,
-           const double *__restrict__ u, double *__restrict__ ux, double *__restrict__ uy)
-{
-    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, S = MmaShape<NP>::S;
-    constexpr int NE = 8 * W * ET;
-    __shared__ double s_u[NE * S];
-    const size_t e_first = (size_t)blockIdx.x * NE;
-    stage_strided<32 * W, NP, S>(u, e_first, K, NE, s_u);
-    __syncthreads();
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
-    const double *const AT[2] = {DrT, DsT};
+    } else {
+        const double *const AT[2] = {DrT, DsT};
 #pragma unroll
-    for (int t = 0; t < ET; ++t) {
-        const int el0 = (warp * ET + t) * 8;
-        double c[2][MT][2];
-        mma_all_rows<NP, 2>(AT, s_u + (el0 + row) * S, lane, c);
+        for (int t = 0; t < ET; ++t) {
+            const int el0 = (warp * ET + t) * 8;
+            double c[2][MT][2];
+            mma_all_rows<NP, 2>(AT, s_u + (el0 + row) * S, lane, c);
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
-            const size_t e = e_first + el0 + 2 * quad + q;
-            if (e >= (size_t)K) continue;
-            const double *gg = vgeo + e * NVGEO;
-            const double rx = gg[RX], sx = gg[SX], ry = gg[RY], sy = gg[SY];
+            for (int q = 0; q < 2; ++q) {
+                const size_t e = e_first + el0 + 2 * quad + q;
+                if (e >= (size_t)K) continue;
+                const double *gg = vgeo + e * NVGEO;
+                const double rx = gg[RX], sx = gg[SX], ry = gg[RY], sy = gg[SY];
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                const int i = 8 * mt + row;
-                if (i < NP) {
-                    ux[e * NP + i] = rx * c[0][mt][q] + sx * c[1][mt][q];
-                    uy[e * NP + i] = ry * c[0][mt][q] + sy * c[1][mt][q];
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int i = 8 * mt + row;
+                    if (i < NP) {
+                        ux[e * NP + i] = rx * c[0][mt][q] + sx * c[1][mt][q];
+                        uy[e * NP + i] = ry * c[0][mt][q] + sy * c[1][mt][q];
+                    }
                 }
             }
         }
@@ -196,14 +184,7 @@ constexpr int TUNED_MMA[INSDG_GPU_NMAX + 1] = {0, 9, 20, 20, 21, 20, 18, 18, 22,
 constexpr int tuned(int N) { return HAS_MMA ? TUNED_MMA[N] : TUNED[N]; }
 
 template <int N, int C>
-struct LgCand {
-    static constexpr int MMA = CAND_MMA[C];
-    static constexpr int R = cand_nodes(C), T = node_threads(Dim<N>::NP, R), G = cand_groups(C, T), P = CAND_P[C];
-    static constexpr int W = CAND_TB[C] / 32;  // an MMA candidate: warps, P tiles of 8 elements each
-    static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
-    static constexpr size_t SHARED = sizeof(double) * NE * (MMA ? MmaShape<Dim<N>::NP>::S : Dim<N>::NP);
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && THREADS <= 1024 && (!MMA || HAS_MMA);
-};
+using LgCand = NodeCand<Dim<N>::NP, C, true>;
 
 template <int N, int G, int P, int NR = 1>
 int launch_blocked(int K, const insdg_gpu_ref *R, const insdg_gpu_block *B, const double *u, double *ux,
@@ -230,12 +211,8 @@ int launch(int version, const insdg_gpu_ref *R, const insdg_gpu_block *B, const 
         return dispatch_candidate<tuned(N)>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            else if constexpr (Q::MMA == 1) {
-                lg_mma<N, Q::W, Q::P><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(K, R->DrT, R->DsT, B->vgeo,
-                                                                                       u, ux, uy);
-                return launch_status();
-            } else if constexpr (Q::MMA == 2) {
-                lg_mma_all<N, Q::W, Q::P><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(
+            else if constexpr (Q::MMA) {
+                lg_mma<N, Q::W, Q::P, Q::MMA><<<nblocks_for((size_t)K, Q::NE), Q::THREADS, 0, s>>>(
                     K, R->DrT, R->DsT, B->vgeo, u, ux, uy);
                 return launch_status();
             } else return launch_blocked<N, Q::G, Q::P, Q::R>(K, R, B, u, ux, uy, s);
@@ -257,7 +234,7 @@ int info(int version, insdg_gpu_launch *out)
         return dispatch_candidate<tuned(N)>(selected_candidate(INSDG_GPU_KERNEL_LOCAL_GRADIENT), [&](auto c) {
             using Q = LgCand<N, decltype(c)::value>;
             if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-            set_launch(out, Q::THREADS, Q::NE, Q::MMA ? 2 * Q::P : Q::P, Q::SHARED);
+            set_launch(out, Q::THREADS, Q::NE, Q::EPT, Q::SHARED);
             return INSDG_GPU_OK;
         });
     default: return INSDG_GPU_EBADVERSION;

@@ -8,7 +8,7 @@
 // Each: G groups of threads, P elements per thread (each matrix entry loaded once for P
 // elements), the input staged in shared memory; mass and inverse mass also R nodes per
 // thread (each staged value used for R nodes), or on CUDA the products on the FP64 tensor
-// cores (mass_mma, mass_mma_all); G, P and R a launch candidate per N (gpu_common.cuh). Transfers are specialised on the fine degree (the coarse degree of a
+// cores (mass_mma); G, P and R a launch candidate per N (gpu_common.cuh). Transfers are specialised on the fine degree (the coarse degree of a
 // p-multigrid level is any lower one, a run-time size).
 
 #include "gpu_common.cuh"
@@ -27,18 +27,8 @@ constexpr int TUNED_RESTRICT[INSDG_GPU_NMAX + 1] = {0, 2, 9, 8, 8, 9, 8, 8, 7, 7
 // G groups of T threads, P elements per thread, one element's input (Np doubles at most)
 // in shared memory per element. The transfers: T = Np (fine Np), one node per thread
 // (R = 1 candidates only); mass and inverse mass: T = ceil(Np/R), R nodes per thread.
-// NODES (mass, inverse mass) also takes the R > 1 and the MMA candidates: W warps, each P
-// tiles of 8 elements (mass_mma).
 template <int N, int C, bool NODES = false>
-struct ElemCand {
-    static constexpr int MMA = CAND_MMA[C];
-    static constexpr int NP = Dim<N>::NP, R = cand_nodes(C), T = node_threads(NP, R), G = cand_groups(C, T),
-                         P = CAND_P[C], W = CAND_TB[C] / 32;
-    static constexpr int THREADS = MMA ? 32 * W : G * T, NE = MMA ? 8 * W * P : G * P;
-    static constexpr size_t SHARED = sizeof(double) * NE * (MMA ? MmaShape<NP>::S : NP);
-    static constexpr bool FITS = SHARED <= SHARED_LIMIT && THREADS <= 1024 &&
-                                 (NODES ? !MMA || HAS_MMA : CAND_R[C] == 1);
-};
+using ElemCand = NodeCand<Dim<N>::NP, C, NODES>;
 
 // scale = inverse ? 1/J : alpha J;  AT[j*NP + i] = A[i][j]
 // Group g handles the block's elements q*G + g, q < P, and its thread i the nodes
@@ -89,9 +79,8 @@ mass_kernel(int K, const double *__restrict__ vgeo, const double *__restrict__ A
 }
 
 // The same on the FP64 tensor cores (an MMA candidate; lg_mma of local_gradient.cu has
-// the layout): W warps, each ET tiles of 8 elements, the operator's fragments of a row
-// tile in registers for the warp's tiles.
-template <int N, bool INVERSE, int W, int ET>
+// the layout and the two loop orders): W warps, each ET tiles of 8 elements.
+template <int N, bool INVERSE, int W, int ET, int ORDER>
 __global__ void __launch_bounds__(32 * W)
 mass_mma(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
          const double *__restrict__ r, double *__restrict__ z)
@@ -103,62 +92,50 @@ mass_mma(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, 
     stage_strided<32 * W, NP, S>(r, e_first, K, NE, s_r);
     __syncthreads();
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
+    if constexpr (ORDER == 1) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-        double a[KT];
+        for (int mt = 0; mt < MT; ++mt) {
+            double a[KT];
 #pragma unroll
-        for (int kt = 0; kt < KT; ++kt) a[kt] = mma_a<NP>(AT, mt, kt, lane);
-        const int i = 8 * mt + row;
+            for (int kt = 0; kt < KT; ++kt) a[kt] = mma_a<NP>(AT, mt, kt, lane);
+            const int i = 8 * mt + row;
 #pragma unroll
-        for (int t = 0; t < ET; ++t) {
-            const int el0 = (warp * ET + t) * 8;
-            double c[2] = {0.0, 0.0};
+            for (int t = 0; t < ET; ++t) {
+                const int el0 = (warp * ET + t) * 8;
+                double c[2] = {0.0, 0.0};
 #pragma unroll
-            for (int kt = 0; kt < KT; ++kt) {
-                const int j = 4 * kt + quad;
-                mma_m8n8k4(c[0], c[1], a[kt], j < NP ? s_r[(el0 + row) * S + j] : 0.0);
-            }
-            if (i < NP) {
+                for (int kt = 0; kt < KT; ++kt) {
+                    const int j = 4 * kt + quad;
+                    mma_m8n8k4(c[0], c[1], a[kt], j < NP ? s_r[(el0 + row) * S + j] : 0.0);
+                }
+                if (i < NP) {
 #pragma unroll
-                for (int q = 0; q < 2; ++q) {
-                    const size_t e = e_first + el0 + 2 * quad + q;
-                    if (e < (size_t)K) {
-                        const double J = vgeo[e * NVGEO + JAC];
-                        z[e * NP + i] = (INVERSE ? 1.0 / J : alpha * J) * c[q];
+                    for (int q = 0; q < 2; ++q) {
+                        const size_t e = e_first + el0 + 2 * quad + q;
+                        if (e < (size_t)K) {
+                            const double J = vgeo[e * NVGEO + JAC];
+                            z[e * NP + i] = (INVERSE ? 1.0 / J : alpha * J) * c[q];
+                        }
                     }
                 }
             }
         }
-    }
-}
-
-// The same with all row tiles at once (mma_all_rows; CAND_MMA 2).
-template <int N, bool INVERSE, int W, int ET>
-__global__ void __launch_bounds__(32 * W)
-mass_mma_all(int K, const double *__restrict__ vgeo, const double *__restrict__ AT, double alpha,
-             const double *__restrict__ r, double *__restrict__ z)
-{
-    constexpr int NP = Dim<N>::NP, MT = MmaShape<NP>::MT, S = MmaShape<NP>::S;
-    constexpr int NE = 8 * W * ET;
-    __shared__ double s_r[NE * S];
-    const size_t e_first = (size_t)blockIdx.x * NE;
-    stage_strided<32 * W, NP, S>(r, e_first, K, NE, s_r);
-    __syncthreads();
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, row = lane >> 2, quad = lane & 3;
-    const double *const A[1] = {AT};
+    } else {
+        const double *const A[1] = {AT};
 #pragma unroll
-    for (int t = 0; t < ET; ++t) {
-        const int el0 = (warp * ET + t) * 8;
-        double c[1][MT][2];
-        mma_all_rows<NP, 1>(A, s_r + (el0 + row) * S, lane, c);
+        for (int t = 0; t < ET; ++t) {
+            const int el0 = (warp * ET + t) * 8;
+            double c[1][MT][2];
+            mma_all_rows<NP, 1>(A, s_r + (el0 + row) * S, lane, c);
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
-            const size_t e = e_first + el0 + 2 * quad + q;
-            if (e >= (size_t)K) continue;
-            const double J = vgeo[e * NVGEO + JAC], scale = INVERSE ? 1.0 / J : alpha * J;
+            for (int q = 0; q < 2; ++q) {
+                const size_t e = e_first + el0 + 2 * quad + q;
+                if (e >= (size_t)K) continue;
+                const double J = vgeo[e * NVGEO + JAC], scale = INVERSE ? 1.0 / J : alpha * J;
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-                if (8 * mt + row < NP) z[e * NP + 8 * mt + row] = scale * c[0][mt][q];
+                for (int mt = 0; mt < MT; ++mt)
+                    if (8 * mt + row < NP) z[e * NP + 8 * mt + row] = scale * c[0][mt][q];
+            }
         }
     }
 }
@@ -170,12 +147,8 @@ int launch_mass(const insdg_gpu_ref *R, const insdg_gpu_block *B, double alpha, 
     return dispatch_candidate<tuned_mass(N)>(selected_candidate(INSDG_GPU_KERNEL_MASS), [&](auto c) {
         using Q = ElemCand<N, decltype(c)::value, true>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        else if constexpr (Q::MMA == 1) {
-            mass_mma<N, INVERSE, Q::W, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
-                B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
-            return launch_status();
-        } else if constexpr (Q::MMA == 2) {
-            mass_mma_all<N, INVERSE, Q::W, Q::P><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
+        else if constexpr (Q::MMA) {
+            mass_mma<N, INVERSE, Q::W, Q::P, Q::MMA><<<nblocks_for((size_t)B->K, Q::NE), Q::THREADS, 0, s>>>(
                 B->K, B->vgeo, INVERSE ? R->invMT : R->MT, alpha, r, z);
             return launch_status();
         } else {
@@ -274,7 +247,7 @@ int elem_info(int kernel, insdg_gpu_launch *out)
     return dispatch_candidate<TUNED>(selected_candidate(kernel), [&](auto c) {
         using Q = ElemCand<N, decltype(c)::value, NODES>;
         if constexpr (!Q::FITS) return INSDG_GPU_EBADVERSION;
-        set_launch(out, Q::THREADS, Q::NE, Q::MMA ? 2 * Q::P : Q::P, Q::SHARED);
+        set_launch(out, Q::THREADS, Q::NE, Q::EPT, Q::SHARED);
         return INSDG_GPU_OK;
     });
 }
