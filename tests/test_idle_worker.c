@@ -18,11 +18,14 @@
  * worker 1's returns at once, worker 0's computes for 10 ms, so worker 1 is idle while
  * worker 0 is awake and, its poll over, blocks (StarPU keeps only the last awake worker,
  * here worker 0, polling; workers that go idle at the same moment may both poll on, hence
- * the 10 ms). Worker 1's thread state read from /proc/self/task/TID/stat ten times, 1 ms
- * apart, from 20 ms after the tasks' end: "blocks": blocked (S) in every sample; "polls":
- * running or runnable (R) in every sample (a 300 ms poll; S with StarPU's own behaviour,
- * STARPU_IDLE_POLL_US=0). States, not times: another process on the cores changes
- * neither.
+ * the 10 ms). Worker 1's thread state read from /proc/self/task/TID/stat twenty times,
+ * 1 ms apart, from 20 ms after the tasks' end: "blocks": blocked (S) in every sample
+ * (nothing wakes a blocked worker); "polls": running or runnable (R) in most samples (a
+ * 300 ms poll; S in every sample with StarPU's own behaviour, STARPU_IDLE_POLL_US=0). A
+ * polling worker takes StarPU's scheduler locks, and one that finds a lock held waits on
+ * its futex in S for a moment: a CI run of the whole suite once caught it so in 1 sample
+ * of 10, hence "most", not "every". States, not times: another process on the cores
+ * changes neither.
  *
  * Exit 77 (skipped) where the process cannot be confined to one core (yield), or has fewer
  * than 2 cores or a StarPU with polling drivers (blocks, polls). */
@@ -114,7 +117,7 @@ static int two_workers(int argc, char **argv, int expect_poll)
   INSDG_CHECK(worker_tid[0] > 0 && worker_tid[1] > 0);
   sleep_ms(20);
   int running[2] = {0, 0}, blocked[2] = {0, 0};
-  const int samples = 10;
+  const int samples = 20;
   for (int k = 0; k < samples; ++k) {
     for (int w = 0; w < 2; ++w) {
       const char c = thread_state(worker_tid[w]);
@@ -123,11 +126,11 @@ static int two_workers(int argc, char **argv, int expect_poll)
     sleep_ms(1);
   }
   insdg_runtime_shutdown();
-  const int ok = expect_poll ? running[1] == samples : blocked[1] == samples;
-  printf("test_idle_worker %s: 20-30 ms after the tasks' end, in %d samples: worker 1 running %d, blocked %d "
+  const int ok = expect_poll ? 2 * running[1] > samples : blocked[1] == samples;
+  printf("test_idle_worker %s: 20-40 ms after the tasks' end, in %d samples: worker 1 running %d, blocked %d "
          "(expected: %s); worker 0 (the last awake) running %d, blocked %d: %s\n",
          expect_poll ? "polls" : "blocks", samples, running[1], blocked[1],
-         expect_poll ? "running throughout, still polling" : "blocked throughout", running[0], blocked[0],
+         expect_poll ? "running in most, still polling" : "blocked throughout", running[0], blocked[0],
          ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
 }
