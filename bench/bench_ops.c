@@ -23,6 +23,9 @@
  * default; longer for a profiler). --mesh FILE.msh: the file's mesh in its own element order
  * (as `insdg run --blocks 1` orders it), whatever its size, instead of the rectangle: the
  * kernels on a user's mesh, e.g. bench_step's (build/bench_step/square_h0.035.msh).
+ * --order locality (the default): the elements in the order insdg run gives a block's
+ * elements (insdg_mesh_locality_order, partition.h); --order file: in the rectangle's
+ * row-by-row order, or the file's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +37,7 @@
 #include "gmsh.h"
 #include "mesh.h"
 #include "ops.h"
+#include "partition.h"
 #include "roofline.h"
 
 typedef struct {
@@ -94,9 +98,20 @@ static double time_op(int which, bench_state *s, double seconds)
   return best;
 }
 
+/* m's elements in locality order (as insdg run orders a block's); m is destroyed */
+static insdg_mesh *in_locality_order(insdg_mesh *m)
+{
+  int *order = insdg_malloc(sizeof(int) * (size_t)m->K);
+  insdg_mesh_locality_order(m, order);
+  insdg_mesh *r = insdg_mesh_renumber(m, order);
+  free(order);
+  insdg_mesh_destroy(m);
+  return r;
+}
+
 int main(int argc, char **argv)
 {
-  int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0;
+  int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0, locality = 1;
   double seconds = 0.05;
   const char *csv_path = NULL, *mesh_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
@@ -107,6 +122,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--in-cache")) in_cache = 1;
     else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh_path = argv[++i];
+    else if (!strcmp(argv[i], "--order") && i + 1 < argc && (!strcmp(argv[i + 1], "file") || !strcmp(argv[i + 1], "locality")))
+      locality = !strcmp(argv[++i], "locality");
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
@@ -114,7 +131,7 @@ int main(int argc, char **argv)
         if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
     } else {
       fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
-                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh]\n");
+                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh] [--order file|locality]\n");
       return 2;
     }
   }
@@ -123,13 +140,14 @@ int main(int argc, char **argv)
             INSDG_NMAX);
     return 2;
   }
-  insdg_mesh *file_mesh = NULL;   /* --mesh: the file's mesh, in its own element order */
+  insdg_mesh *file_mesh = NULL;   /* --mesh: the file's mesh, in --order's element order */
   if (mesh_path) {
     char err[512];
     if (insdg_mesh_read(mesh_path, &file_mesh, err, sizeof err)) {
       fprintf(stderr, "bench_ops: %s\n", err);
       return 1;
     }
+    if (locality) file_mesh = in_locality_order(file_mesh);
   }
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
   const double peak_ymm = insdg_roofline_fma_gflops_autovec();
@@ -142,6 +160,7 @@ int main(int argc, char **argv)
            file_mesh->K);
   else
     printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
+  printf("# elements in %s order\n", locality ? "locality (as insdg run orders a block's)" : mesh_path ? "the file's" : "row-by-row");
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction");
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
@@ -156,6 +175,7 @@ int main(int argc, char **argv)
     const double kwant = in_cache ? kmin : fmax(kmin, 4 * llc / field_bytes);
     const int nx = (int)ceil(sqrt(kwant / 2));
     insdg_mesh *m = file_mesh ? file_mesh : insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.2, 11u);
+    if (!file_mesh && locality) m = in_locality_order(m);
     insdg_mesh_set_ref(m, ref);
     insdg_ops *op = insdg_ops_create(ref);
     insdg_block *b = insdg_block_create(m, 0, m->K);

@@ -24,8 +24,10 @@
 #include "partition.h"
 #include "curved.h"
 
+#include <math.h>
 #include <metis.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,10 +215,65 @@ static int assign_blocks(const insdg_mesh *m, int nranks, int B, int *elem_block
   return status;
 }
 
-/* Stable counting sort of elements by block: fills block_start[B+1] and old_elem[K]. */
+/* ---- locality order ---------------------------------------------------------------- */
+
+/* The index of cell (x, y) along the Hilbert curve through a 2^bits x 2^bits grid. */
+static uint64_t hilbert_index(uint32_t x, uint32_t y, int bits)
+{
+  const uint32_t n = 1u << bits;
+  uint64_t d = 0;
+  for (uint32_t s = n >> 1; s > 0; s >>= 1) {
+    const uint32_t rx = (x & s) != 0, ry = (y & s) != 0;
+    d += (uint64_t)s * s * ((3 * rx) ^ ry);
+    if (ry == 0) {   /* rotate the quadrant so that the curve's pieces join */
+      if (rx == 1) x = n - 1 - x, y = n - 1 - y;
+      const uint32_t t = x;
+      x = y, y = t;
+    }
+  }
+  return d;
+}
+
+typedef struct {
+  uint64_t key;
+  int e;
+} keyed_elem;
+
+static int keyed_cmp(const void *a, const void *b)
+{
+  const keyed_elem *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->e > y->e) - (x->e < y->e);
+}
+
+void insdg_mesh_locality_order(const insdg_mesh *m, int *order)
+{
+  const int K = m->K, bits = 16;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (int v = 0; v < m->Nv; ++v)
+    xmin = fmin(xmin, m->vx[v]), xmax = fmax(xmax, m->vx[v]), ymin = fmin(ymin, m->vy[v]), ymax = fmax(ymax, m->vy[v]);
+  const double extent = fmax(xmax - xmin, ymax - ymin), cells = (double)((1u << bits) - 1);
+  keyed_elem *k = insdg_malloc(sizeof *k * (size_t)(K > 0 ? K : 1));
+  for (int e = 0; e < K; ++e) {
+    const int *v = m->EToV + 3 * (size_t)e;
+    const double cx = (m->vx[v[0]] + m->vx[v[1]] + m->vx[v[2]]) / 3.0;
+    const double cy = (m->vy[v[0]] + m->vy[v[1]] + m->vy[v[2]]) / 3.0;
+    const double qx = extent > 0 ? fmin(fmax((cx - xmin) / extent, 0.0), 1.0) * cells : 0.0;
+    const double qy = extent > 0 ? fmin(fmax((cy - ymin) / extent, 0.0), 1.0) * cells : 0.0;
+    k[e] = (keyed_elem){hilbert_index((uint32_t)qx, (uint32_t)qy, bits), e};
+  }
+  qsort(k, (size_t)K, sizeof *k, keyed_cmp);
+  for (int e = 0; e < K; ++e) order[e] = k[e].e;
+  free(k);
+}
+
+/* Stable counting sort of elements by block, each block's elements in locality order
+   (insdg_mesh_locality_order): fills block_start[B+1] and old_elem[K]. */
 static void order_by_block(const insdg_mesh *m, int B, const int *elem_block, int *block_start, int *old_elem)
 {
   const int K = m->K;
+  int *visit = insdg_malloc(sizeof(int) * (size_t)(K > 0 ? K : 1));
+  insdg_mesh_locality_order(m, visit);
   for (int b = 0; b <= B; ++b) block_start[b] = 0;
   for (int e = 0; e < K; ++e) block_start[elem_block[e] + 1]++;
   for (int b = 0; b < B; ++b) block_start[b + 1] += block_start[b];
@@ -224,13 +281,14 @@ static void order_by_block(const insdg_mesh *m, int B, const int *elem_block, in
   for (int pass = 0; pass < 2; ++pass) {   /* 0: the elements with no neighbour in another block */
     if (pass == 0)
       for (int b = 0; b < B; ++b) next[b] = block_start[b];
-    for (int e = 0; e < K; ++e) {
+    for (int i = 0; i < K; ++i) {
+      const int e = visit[i];
       int cut = 0;
       for (int f = 0; f < 3; ++f) cut |= elem_block[m->EToE[3 * e + f]] != elem_block[e];
       if (cut == pass) old_elem[next[elem_block[e]]++] = e;
     }
   }
-  free(next);
+  free(next), free(visit);
 }
 
 /* ---- renumbering -------------------------------------------------------------------- */

@@ -11,8 +11,11 @@
  * Elements are renumbered so that block b holds elements block_start[b] ..
  * block_start[b+1]-1 (and so each rank's elements are contiguous too); within a block the
  * elements with no face on another block come first (insdg_block.Kin of them), then the
- * others, each group in the original order. insdg_layout_create returns the renumbered mesh; old_elem[e]
- * gives the original index of new element e.
+ * others, each group in locality order (insdg_mesh_locality_order: along a Hilbert curve, so
+ * that a kernel finds an element's neighbours' rows close by in memory, in cache; about 15%
+ * off the face kernels at N = 6..8, docs/performance.md, "2026-11-28, evening").
+ * insdg_layout_create returns the renumbered mesh; old_elem[e] gives the original index of
+ * new element e.
  *
  * Halos: for every ordered pair of adjacent blocks (s -> d) a pair halo of n values: the
  * exterior trace nodes d reads from s. Block d's halo array (block.h, halo_src) is the
@@ -58,6 +61,12 @@ typedef struct insdg_layout {
 int insdg_layout_create(const insdg_mesh *m, const insdg_ref *ref, int nranks, int nblocks,
                         insdg_layout **out, char *err, size_t errlen);
 void insdg_layout_destroy(insdg_layout *L);
+
+/* The mesh's elements in locality order: sorted by the position of their centroid along a
+   Hilbert curve through the mesh's bounding square (a 2^16 x 2^16 grid; ties by index), so
+   that elements near in space are near in memory at every scale. order[K]: the elements,
+   each once. Deterministic. */
+void insdg_mesh_locality_order(const insdg_mesh *m, int *order);
 
 /* A copy of m with element e of the copy = element old_elem[e] of m (neighbours, faces
    and boundary tags carried along); geometry is not set. */
