@@ -20,9 +20,9 @@
  * --in-cache: K = --kmin elements, not 4x the last-level cache (with a small --kmin, the
  * fields stay in cache: the kernels' cost without the memory's; the bound is still the
  * stream bound). --seconds S: each of the 5 timed repetitions runs for S seconds (0.05 by
- * default; longer for a profiler). --mesh FILE.msh: the file's mesh in its own element order
- * (as `insdg run --blocks 1` orders it), whatever its size, instead of the rectangle: the
- * kernels on a user's mesh, e.g. bench_step's (build/bench_step/square_h0.035.msh).
+ * default; longer for a profiler). --mesh FILE.msh: the file's mesh, whatever its size,
+ * instead of the rectangle: the kernels on a user's mesh, e.g. bench_step's
+ * (build/bench_step/square_h0.035.msh).
  * --order locality (the default): the elements in the order insdg run gives a block's
  * elements (insdg_mesh_locality_order, partition.h); --order file: in the rectangle's
  * row-by-row order, or the file's.
@@ -122,7 +122,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
     else if (!strcmp(argv[i], "--in-cache")) in_cache = 1;
     else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh_path = argv[++i];
-    else if (!strcmp(argv[i], "--order") && i + 1 < argc && (!strcmp(argv[i + 1], "file") || !strcmp(argv[i + 1], "locality")))
+    else if (!strcmp(argv[i], "--order") && i + 1 < argc &&
+             (!strcmp(argv[i + 1], "file") || !strcmp(argv[i + 1], "locality")))
       locality = !strcmp(argv[++i], "locality");
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
@@ -160,7 +161,8 @@ int main(int argc, char **argv)
            file_mesh->K);
   else
     printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
-  printf("# elements in %s order\n", locality ? "locality (as insdg run orders a block's)" : mesh_path ? "the file's" : "row-by-row");
+  printf("# elements in %s order\n",
+         locality ? "locality (as insdg run orders a block's)" : mesh_path ? "the file's" : "row-by-row");
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction");
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
