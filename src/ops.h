@@ -49,6 +49,7 @@ typedef struct insdg_ops {
      width, KVW in ops_kernels.inc), 64-byte aligned */
   int npad;
   double *DrTp, *DsTp, *LIFTTp, *MTp;
+  double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
 } insdg_ops;
 
 insdg_ops *insdg_ops_create(const insdg_ref *ref);
@@ -113,6 +114,18 @@ void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double
 void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                           double lambda_factor, const insdg_vec_in *Ubar, const insdg_vec_in *Ut,
                           double *Nu, double *Nv);
+
+/* z = alpha J M r on each element (inverse = 0), or z = J^-1 M^-1 r (inverse = 1, alpha
+   unused); curved elements with their own mass matrices. */
+void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, double alpha, const double *r, double *z);
+
+/* z_e = B_e r_e on each element with B [K][Np][Np] row-major, every B_e symmetric (its rows
+   are read as its columns). */
+void insdg_op_element_blocks(const insdg_ops *op, const insdg_block *b, const double *B, const double *r, double *z);
+
+/* y_e = A x_e (accumulate: y_e += A x_e) on each of K elements of degree N: A [Np(N)][n]
+   given transposed (AT [n][Np(N)]), x [K][n], y [K][Np(N)] (the p-multigrid transfers). */
+void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y);
 
 void insdg_op_advection(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                         const insdg_vec_in *U, double *Nu, double *Nv);

@@ -87,12 +87,15 @@ typedef struct {
                      const double *, const double *, double *, double *);
   void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
                       const insdg_vec_in *, const insdg_vec_in *, double *, double *);
+  void (*mass)(const insdg_ops *, const insdg_block *, int, double, const double *, double *);
+  void (*element_blocks)(const insdg_block *, const double *, const double *, double *);
+  void (*element_product)(int, int, const double *, const double *, int, double *);
   int npad;   /* the padded operators' row length for this N's one-element kernels */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \
   {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
-   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, npad##n}
+   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, npad##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -141,6 +144,8 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->DsTp = transpose_padded(ref->Ds, Np, Np, op->npad);
   op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
   op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
+  op->MT = transpose(ref->M, Np, Np);
+  op->invMT = transpose(ref->invM, Np, Np);
   return op;
 }
 
@@ -150,6 +155,7 @@ void insdg_ops_destroy(insdg_ops *op)
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
   free(op->DrTp), free(op->DsTp), free(op->LIFTTp), free(op->MTp);
+  free(op->MT), free(op->invMT);
   free(op);
 }
 
@@ -295,4 +301,21 @@ void insdg_op_subcycle(const insdg_ops *op, const insdg_block *b, const signed c
 {
   insdg_op_adv_volume(op, b, Ubar->u, Ubar->v, Ut->u, Ut->v, Nu, Nv);
   insdg_op_adv_surface(op, b, bc, 1.0, Ubar, Ut, Nu, Nv);
+}
+
+void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, double alpha, const double *r, double *z)
+{
+  table_for(op, b)->mass(op, b, inverse, alpha, r, z);
+  if (b->ncurved) insdg_curved_mass(b, inverse, inverse ? 1.0 : alpha, r, z);   /* their own M_J */
+}
+
+void insdg_op_element_blocks(const insdg_ops *op, const insdg_block *b, const double *B, const double *r, double *z)
+{
+  table_for(op, b)->element_blocks(b, B, r, z);
+}
+
+void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y)
+{
+  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
+  kernels[N].element_product(K, n, AT, x, accumulate, y);
 }

@@ -35,6 +35,7 @@ typedef struct {
   insdg_dfield *d2, *ux2, *uy2;
   int flip;              /* apply_A: the gradient buffers of the next application */
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
+  double *PT;            /* [Np_coarser][Np]: its transpose (the CPU prolongation's rows) */
 } level;
 
 /* The degree-1 level is the finest level of the AMG, distributed: each rank holds the
@@ -172,7 +173,7 @@ double insdg_sipdg_stiffness_mass_ratio(insdg_tasks *T, const signed char *bc, d
 
 /* ---- transfers and the coarse solve as codelets ---------------------------------------- */
 typedef struct {
-  const double *P;
+  const double *P, *PT;
   int Npf, Npc, K, prolong;
   int Nf, Nc;   /* degrees (the GPU kernels are instantiated per pair) */
   const insdg_ops *op;        /* prolong_grad_cl: the fine level's operators and block, */
@@ -196,23 +197,10 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
     for (size_t i = 0; i < n; ++i) res[i] = src[i] - Ad[i];
     src = res;
   }
-  for (int e = 0; e < a.K; ++e) {
-    if (a.prolong) {   /* fine += P coarse */
-      const double *c = src + (size_t)e * a.Npc;
-      double *f = dst + (size_t)e * a.Npf;
-      for (int i = 0; i < a.Npf; ++i) {
-        double s = 0;
-        for (int j = 0; j < a.Npc; ++j) s += a.P[i * a.Npc + j] * c[j];
-        f[i] += s;
-      }
-    } else {           /* coarse = P^T fine */
-      const double *f = src + (size_t)e * a.Npf;
-      double *c = dst + (size_t)e * a.Npc;
-      for (int j = 0; j < a.Npc; ++j) c[j] = 0;
-      for (int i = 0; i < a.Npf; ++i)
-        for (int j = 0; j < a.Npc; ++j) c[j] += a.P[i * a.Npc + j] * f[i];
-    }
-  }
+  if (a.prolong)   /* fine += P coarse */
+    insdg_op_element_product(a.Nf, a.K, a.Npc, a.PT, src, 1, dst);
+  else             /* coarse = P^T fine */
+    insdg_op_element_product(a.Nc, a.K, a.Npf, a.P, src, 0, dst);
   if (a.prolong && a.op)
     insdg_op_local_gradient(a.op, a.blk, dst, (double *)STARPU_VECTOR_GET_PTR(buffers[2]),
                             (double *)STARPU_VECTOR_GET_PTR(buffers[3]));
@@ -259,7 +247,7 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong, const insdg_grad
   transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int b = f->Tp->b_begin; b < f->Tp->b_end; ++b) {
-    transfer_args a = {f->P, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N, NULL, NULL};
+    transfer_args a = {f->P, f->PT, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N, NULL, NULL};
     int status;
     if (prolong && g) {
       INSDG_CHECK(g->of == f->x);
@@ -787,6 +775,10 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
     level *v = &pmg->lev[l];
     v->P = insdg_malloc(sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np);
     insdg_ref_interp_matrix(pmg->lev[l + 1].ref, v->ref, v->P);
+    const int npf = v->ref->Np, npc = pmg->lev[l + 1].ref->Np;
+    v->PT = insdg_malloc(sizeof(double) * (size_t)npf * npc);
+    for (int i = 0; i < npf; ++i)
+      for (int j = 0; j < npc; ++j) v->PT[(size_t)j * npf + i] = v->P[(size_t)i * npc + j];
   }
   setup_degree1(pmg, &pmg->lev[nd - 1], bc, lambda, block, opts ? opts->coarse : INSDG_PMG_COARSE_AUTO);
   for (int l = 0; l < nd; ++l) pmg->lev[l].lambda_max = estimate_lambda_max(pmg, &pmg->lev[l]);
@@ -821,7 +813,7 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
     level *v = &pmg->lev[l];
     insdg_dfield *f[] = {v->x, v->b, v->r, v->d, v->z, v->Ad, v->ux, v->uy, v->d2, v->ux2, v->uy2};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; ++k) insdg_dfield_destroy(f[k]);
-    free(v->dinv), free(v->P);
+    free(v->dinv), free(v->P), free(v->PT);
     if (l > 0) insdg_tasks_fini(&v->T), insdg_layout_destroy(v->L), insdg_ops_destroy(v->op), insdg_ref_destroy(v->ref);
   }
   free(pmg->lev);
@@ -836,7 +828,7 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
     const size_t n = (size_t)v->L->mesh->K * v->ref->Np;
     bytes += n * sizeof(double) * (size_t)(v->block ? v->ref->Np : 1);   /* (block) diagonal inverse */
     bytes += (insdg_task_sipdg_in_parts(v->Tp) ? 11 : 8) * n * sizeof(double) / (size_t)v->Tp->size;   /* level fields, this rank's share */
-    if (v->P) bytes += sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np;
+    if (v->P) bytes += 2 * sizeof(double) * (size_t)v->ref->Np * pmg->lev[l + 1].ref->Np;   /* P, PT */
   }
   const dist_level *D = &pmg->D;
   const insdg_layout *L1 = pmg->lev[pmg->nlevels - 1].L;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "ops_curved.h"
 #include "exchange.h"
 #include "ops_tasks.h"
 #include "starpu_gpu.h"
@@ -79,16 +78,55 @@ static void apply_dinv(const vec_args *a, const double *r, double *z)
     for (int i = 0; i < a->n; ++i) z[i] = a->dinv[i] * r[i];
     return;
   }
-  const int Np = a->op->ref->Np;
-  for (int e = 0; e < a->b->K; ++e) {
-    const double *B = a->dinv + (size_t)e * Np * Np, *re = r + (size_t)e * Np;
-    double *ze = z + (size_t)e * Np;
-    for (int i = 0; i < Np; ++i) {
-      double s = 0;
-      for (int j = 0; j < Np; ++j) s += B[i * Np + j] * re[j];
-      ze[i] = s;
-    }
+  insdg_op_element_blocks(a->op, a->b, a->dinv, r, z);   /* the blocks are symmetric (spd_invert) */
+}
+
+/* A block's dot products in DOT_LANES partial sums, node i in sum i mod DOT_LANES, the sums
+   added pairwise at the end: one build gives the same bits for any worker count (the
+   partials of the blocks are then added in block order, V_REDUCE), and the multiply-adds
+   run in vectors, where one running sum chained each on the one before (4 cycles apiece:
+   the dots of an N = 4 block of 1990 elements took 80 us a task, docs/performance.md
+   "2026-11-29"). */
+#define DOT_LANES 8
+/* DOT_LANES doubles as one GCC vector (its operations are exactly the lane-wise ones
+   written: 1, 2 or 4 registers by the build's width), and the same at any double's address */
+typedef double lanes_v __attribute__((vector_size(8 * DOT_LANES)));
+typedef double lanes_vu __attribute__((vector_size(8 * DOT_LANES), aligned(8), may_alias));
+#define LANES_AT(p) (*(const lanes_vu *)(p))
+
+/* the lanes added pairwise, after the n % DOT_LANES nodes left over went to the first lanes */
+static double lanes_sum(const lanes_v *v, int n_left, const double *x, const double *y)
+{
+  double s[DOT_LANES];
+  memcpy(s, v, sizeof s);
+  for (int k = 0; k < n_left; ++k) s[k] += x[k] * y[k];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+static double dot(int n, const double *x, const double *y)
+{
+  lanes_v s = {0};
+  int i = 0;
+  for (; i + DOT_LANES <= n; i += DOT_LANES) s += LANES_AT(x + i) * LANES_AT(y + i);
+  return lanes_sum(&s, n - i, x + i, y + i);
+}
+
+/* out = [r.z, r.r, (r - rp).z] (rp NULL: r.z twice) in one pass over r and z, the same
+   lanes as dot */
+static void pcg_dots(int n, const double *r, const double *z, const double *rp, double out[3])
+{
+  lanes_v rz = {0}, rr = {0}, dz = {0};
+  int i = 0;
+  for (; i + DOT_LANES <= n; i += DOT_LANES) {
+    const lanes_v ri = LANES_AT(r + i), zi = LANES_AT(z + i);
+    rz += ri * zi, rr += ri * ri;
+    if (rp) dz += (ri - LANES_AT(rp + i)) * zi;
   }
+  const int left = n - i;
+  double d[DOT_LANES];
+  for (int k = 0; k < left; ++k) d[k] = r[i + k] - (rp ? rp[i + k] : 0.0);
+  out[0] = lanes_sum(&rz, left, r + i, z + i), out[1] = lanes_sum(&rr, left, r + i, r + i);
+  out[2] = rp ? lanes_sum(&dz, left, d, z + i) : out[0];
 }
 
 static double coefficient(const vec_args *a, void *buffers[], int first_scalar)
@@ -136,38 +174,12 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       for (int i = 0; i < a.n; ++i) z[i] = x[i] - y[i];
       break;
     }
-    case V_INVMASS: {
-      const insdg_ref *ref = a.op->ref;
-      const int Np = ref->Np;
-      const double *r = VEC(0);
-      double *z = VEC(1);
-      for (int e = 0; e < a.b->K; ++e) {
-        const double invJ = 1.0 / a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
-        for (int i = 0; i < Np; ++i) {
-          double sum = 0;
-          for (int j = 0; j < Np; ++j) sum += ref->invM[i * Np + j] * r[(size_t)e * Np + j];
-          z[(size_t)e * Np + i] = invJ * sum;
-        }
-      }
-      if (a.b->ncurved) insdg_curved_mass(a.b, 1, 1.0, r, z);   /* curved elements: their own M_J */
+    case V_INVMASS:
+      insdg_op_mass(a.op, a.b, 1, 1.0, VEC(0), VEC(1));
       break;
-    }
-    case V_MASS: {   /* z = alpha J M r per element */
-      const insdg_ref *ref = a.op->ref;
-      const int Np = ref->Np;
-      const double *r = VEC(0);
-      double *z = VEC(1);
-      for (int e = 0; e < a.b->K; ++e) {
-        const double scale = a.alpha * a.b->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
-        for (int i = 0; i < Np; ++i) {
-          double sum = 0;
-          for (int j = 0; j < Np; ++j) sum += ref->M[i * Np + j] * r[(size_t)e * Np + j];
-          z[(size_t)e * Np + i] = scale * sum;
-        }
-      }
-      if (a.b->ncurved) insdg_curved_mass(a.b, 0, a.alpha, r, z);
+    case V_MASS:   /* z = alpha J M r per element */
+      insdg_op_mass(a.op, a.b, 0, a.alpha, VEC(0), VEC(1));
       break;
-    }
     case V_JACOBI:
       apply_dinv(&a, VEC(0), VEC(1));
       break;
@@ -187,18 +199,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
     case V_PCG_DOTS: {   /* [r, z, (r_prev), partial] */
       const double *r = VEC(0), *z = VEC(1), *rp = a.flag ? VEC(2) : NULL;
       double *partial = VEC(a.flag ? 3 : 2);
-      double rz = 0, rr = 0, dz = 0;
-      for (int i = 0; i < a.n; ++i) rz += r[i] * z[i];
-      for (int i = 0; i < a.n; ++i) rr += r[i] * r[i];
-      if (rp) {
-        for (int i = 0; i < a.n; ++i) {
-          const double dr = r[i] - rp[i];
-          dz += dr * z[i];
-        }
-      } else {
-        dz = rz;
-      }
-      partial[0] = rz, partial[1] = rr, partial[2] = dz;
+      pcg_dots(a.n, r, z, rp, partial);
       break;
     }
     case V_CHEB_FIRST: {   /* [b, (Ad), r, d, x]: r = b - Ad, d = alpha dinv r, x = d or x += d */
@@ -253,9 +254,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       double *partial = VEC(2 * a.ndots);
       for (int k = 0; k < a.ndots; ++k) {
         const double *x = VEC(2 * k), *y = VEC(2 * k + 1);
-        double sum = 0;
-        for (int i = 0; i < a.n; ++i) sum += x[i] * y[i];
-        partial[k] = sum;
+        partial[k] = dot(a.n, x, y);
       }
       break;
     }

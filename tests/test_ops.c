@@ -13,6 +13,7 @@
  *  - every operator gives the same result on one block as on three blocks with halos.
  * Usage: test_ops MESHDIR
  */
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -504,6 +505,70 @@ static void test_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
   insdg_block_destroy(whole);
 }
 
+/* ---- the element products of the vector operations ------------------------------------
+   insdg_op_mass against the products written out node by node (its own sum order, so equal
+   to round-off: 4 ulp of the terms' size), M (M^-1 r) = r, insdg_op_element_blocks against
+   the same with random symmetric blocks, and insdg_op_element_product with a random
+   rectangular matrix */
+static void test_mass_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
+{
+  const insdg_ref *r = m->ref;
+  const int Np = r->Np, N = r->N;
+  const size_t n = (size_t)m->K * Np;
+  insdg_block *b = insdg_block_create(m, 0, m->K);
+  double *x = dalloc(n), *z = dalloc(n), *w = dalloc(n), *B = dalloc(n * Np);
+  unsigned seed = 91u + N;
+  for (size_t i = 0; i < n; ++i) x[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
+  for (int e = 0; e < m->K; ++e)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j <= i; ++j)
+        B[((size_t)e * Np + i) * Np + j] = B[((size_t)e * Np + j) * Np + i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
+  double worst[3] = {0, 0, 0}, roundtrip = 0;
+  for (int which = 0; which < 3; ++which) {
+    if (which < 2) insdg_op_mass(op, b, which, 0.75, x, z);
+    else insdg_op_element_blocks(op, b, B, x, z);
+    for (int e = 0; e < m->K; ++e) {
+      const double J = m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
+      const double *A = which == 0 ? r->M : which == 1 ? r->invM : B + (size_t)e * Np * Np;
+      const double s = which == 0 ? 0.75 * J : which == 1 ? 1.0 / J : 1.0;
+      for (int i = 0; i < Np; ++i) {
+        double sum = 0, size = 0;
+        for (int j = 0; j < Np; ++j) sum += A[i * Np + j] * x[(size_t)e * Np + j], size += fabs(A[i * Np + j] * x[(size_t)e * Np + j]);
+        const double err = fabs(z[(size_t)e * Np + i] - s * sum) / (fabs(s) * size * DBL_EPSILON);
+        if (err > worst[which]) worst[which] = err;
+      }
+    }
+  }
+  /* insdg_op_element_product: a random A [Np][n] (n = 7, as from a smaller degree's nodes)
+     on x read as [K][n], written and then accumulated */
+  const int nin = 7;
+  double *AT = dalloc((size_t)nin * Np), *xi = dalloc((size_t)m->K * nin), prod = 0;
+  for (int i = 0; i < nin * Np; ++i) AT[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
+  for (int i = 0; i < m->K * nin; ++i) xi[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
+  for (size_t i = 0; i < n; ++i) w[i] = 0.5;
+  insdg_op_element_product(N, m->K, nin, AT, xi, 0, z);
+  insdg_op_element_product(N, m->K, nin, AT, xi, 1, w);
+  for (int e = 0; e < m->K; ++e)
+    for (int i = 0; i < Np; ++i) {
+      double sum = 0, size = 0;
+      for (int j = 0; j < nin; ++j) sum += AT[j * Np + i] * xi[(size_t)e * nin + j], size += fabs(AT[j * Np + i] * xi[(size_t)e * nin + j]);
+      const size_t k = (size_t)e * Np + i;
+      prod = fmax(prod, fmax(fabs(z[k] - sum) / (size * DBL_EPSILON), fabs(w[k] - 0.5 - sum) / ((size + 0.5) * DBL_EPSILON)));
+    }
+  EXPECT(prod <= 4, "%s N=%d: element product off by %.1f ulp", label, N, prod);
+  free(AT), free(xi);
+  insdg_op_mass(op, b, 1, 1.0, x, w);
+  insdg_op_mass(op, b, 0, 1.0, w, z);
+  for (size_t i = 0; i < n; ++i) roundtrip = fmax(roundtrip, fabs(z[i] - x[i]));
+  EXPECT(worst[0] <= 4 && worst[1] <= 4 && worst[2] <= 4, "%s N=%d: element products off by %.1f / %.1f / %.1f ulp", label,
+         N, worst[0], worst[1], worst[2]);
+  EXPECT(roundtrip < 1e-11, "%s N=%d: M (M^-1 r) - r = %.2e", label, N, roundtrip);
+  printf("mass     %-10s N=%2d  M, M^-1, blocks, product within %.1f / %.1f / %.1f / %.1f ulp; M M^-1 r - r %.1e\n", label,
+         N, worst[0], worst[1], worst[2], prod, roundtrip);
+  free(x), free(z), free(w), free(B);
+  insdg_block_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -546,6 +611,7 @@ int main(int argc, char **argv)
       test_advection_flux(meshes[k].m, op, meshes[k].label);
       test_sipdg_penalty(meshes[k].m, op, meshes[k].label);
       test_blocks(meshes[k].m, op, meshes[k].label);
+      test_mass_blocks(meshes[k].m, op, meshes[k].label);
     }
     if (N <= 5) {
       insdg_mesh_set_ref(small, ref);
