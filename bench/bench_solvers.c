@@ -30,13 +30,14 @@
  * 4. With --coarse (only this table, on the finest mesh, N = NMIN..NMAX, on as many ranks
  *    as it runs on): the coarse levels below pMG's degree-1 level, which every rank holds
  *    and solves after one allgather per V-cycle: the coarse rows and the solve chosen
- *    (banded Cholesky with its half bandwidth, or AMG; --coarse-solver picks one), the time
+ *    (sparse or banded Cholesky with its entries or half bandwidth, or AMG; --coarse-solver
+ *    picks one), the time
  *    in the allgather and in the coarse solve per V-cycle and their share of the solve
  *    (the worst rank), and their memory beside the whole pMG's on rank 0.
  *
  * Usage: [mpirun -np R] bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R]
  *          [--blocks B] [--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L]
- *          [--coarse] [--mesh FILE] [--coarse-solver auto|amg|band]
+ *          [--coarse] [--mesh FILE] [--coarse-solver auto|amg|band|cholesky]
  *   --mesh FILE: a Gmsh mesh instead of the jittered square (every boundary face Dirichlet,
  *   or Neumann with --neumann; f as above, so a square with sides on integers, such as
  *   [-1, 1]^2, has the exact solution sin(pi x) sin(pi y) for lambda = 0)
@@ -250,9 +251,11 @@ static void coarse_table(insdg_mesh *m, int N, int nblocks)
   MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   const size_t cmem = insdg_pmg_coarse_memory(pmg), pmem = insdg_pmg_memory(pmg);
   int nc;
-  const int kd = insdg_pmg_coarse_band(pmg, &nc);
+  long size;
+  const int kind = insdg_pmg_coarse_solve(pmg, &nc, &size);
   char how[48];
-  if (kd >= 0) snprintf(how, sizeof how, "band, kd %d", kd);
+  if (kind == INSDG_PMG_COARSE_CHOLESKY) snprintf(how, sizeof how, "sparse Cholesky, %ld entries", size);
+  else if (kind == INSDG_PMG_COARSE_BAND) snprintf(how, sizeof how, "band, kd %ld", size);
   else snprintf(how, sizeof how, "AMG");
   if (insdg_runtime_rank() == 0)
     printf("| %d | %d | %d | %d | %.3f | %ld | %d | %s | %.2f | %.2f | %.1f%% | %.0f | %.0f | %.1f%% |\n",
@@ -303,7 +306,7 @@ int main(int argc, char **argv)
   methods want = {1, 1, 1};
   const char *usage = "usage: bench_solvers [--nmin NMIN] [--nmax NMAX] [--nx NX] [--refine R] [--blocks B] "
                       "[--lambda L] [--neumann] [--methods jacobi,pmg,amg] [--helmholtz-lambda L] [--coarse] [--mesh FILE] "
-                      "[--coarse-solver auto|amg|band]";
+                      "[--coarse-solver auto|amg|band|cholesky]";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--nmax") && i + 1 < argc) nmax = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nmin") && i + 1 < argc) nmin = atoi(argv[++i]);
@@ -320,7 +323,8 @@ int main(int argc, char **argv)
       if (!strcmp(v, "auto")) coarse_solver = INSDG_PMG_COARSE_AUTO;
       else if (!strcmp(v, "amg")) coarse_solver = INSDG_PMG_COARSE_AMG;
       else if (!strcmp(v, "band")) coarse_solver = INSDG_PMG_COARSE_BAND;
-      else insdg_die_user("bench_solvers: --coarse-solver takes auto, amg or band");
+      else if (!strcmp(v, "cholesky")) coarse_solver = INSDG_PMG_COARSE_CHOLESKY;
+      else insdg_die_user("bench_solvers: --coarse-solver takes auto, amg, band or cholesky");
     }
     else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {   /* a comma-separated subset of jacobi,pmg,amg */
       char list[64];

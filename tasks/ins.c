@@ -648,10 +648,10 @@ int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio)
   if (ratio) *ratio = ins->vel_ratio;
   return ins->o.vel_precond;
 }
-int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows)
+int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows, long *size)
 {
-  *rows = 0;
-  return ins->pmg ? insdg_pmg_coarse_band(ins->pmg, rows) : -2;
+  *rows = 0, *size = 0;
+  return ins->pmg ? insdg_pmg_coarse_solve(ins->pmg, rows, size) : -1;
 }
 
 double *const *insdg_ins_boundary_now(insdg_ins *ins) { return boundary_at(ins, ins->t); }

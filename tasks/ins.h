@@ -99,9 +99,9 @@ void insdg_ins_destroy(insdg_ins *ins);
 /* the velocity solves' preconditioner (insdg_precond), the default resolved; *ratio: the
    stiffness/mass diagonal ratio of lambda M + S at the scheme's lambda (pmg.h) */
 int insdg_ins_velocity_preconditioner(const insdg_ins *ins, double *ratio);
-/* the pressure pMG's coarse solve (insdg_pmg_coarse_band): the half bandwidth of its
-   banded Cholesky factor, -1 for the AMG, -2 without pMG; *rows: the aggregated unknowns */
-int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows);
+/* the pressure pMG's coarse solve (insdg_pmg_coarse_solve: INSDG_PMG_COARSE_CHOLESKY, _BAND
+   or _AMG, with *rows and *size as there), or -1 without pMG */
+int insdg_ins_pressure_coarse(const insdg_ins *ins, int *rows, long *size);
 /* The velocity preconditioner insdg run picks by default (insdg_precond) for a
    stiffness/mass ratio: inverse_mass up to INSDG_VEL_BLOCK_RATIO, block_jacobi up to
    INSDG_VEL_PMG_RATIO, pmg_amg above (docs/solvers.md, "Velocity preconditioner") */

@@ -12,6 +12,8 @@
 
 #include "amg.h"
 #include "band.h"
+#include "partition.h"
+#include "spchol.h"
 #include "assemble.h"
 #include "error.h"
 #include "exchange.h"
@@ -60,6 +62,7 @@ typedef struct {
   starpu_data_handle_t *piece;   /* [B] restricted residual of block b's aggregates */
   double **piece_mem;
   insdg_csr *Ac;              /* P^T A1 P, the first coarse level (every rank) */
+  insdg_spchol *chol;         /* Ac's sparse Cholesky factor (every rank), or NULL: */
   insdg_band *band;           /* Ac's banded Cholesky factor (every rank), or NULL: */
   insdg_amg *amg;             /* the AMG hierarchy below instead (K-cycle on its finest level) */
 } dist_level;
@@ -371,7 +374,8 @@ static struct starpu_codelet agg_prolong_cl = {
 
 typedef struct {
   const insdg_csr *Ac;
-  const insdg_band *band;     /* the exact solve, or (NULL) the AMG's K-cycle step */
+  const insdg_spchol *chol;   /* the exact solve, */
+  const insdg_band *band;     /* or this one, or (both NULL) the AMG's K-cycle step */
   insdg_amg *amg;
   int npieces, size;          /* this rank's blocks; ranks */
   const int *counts, *displs; /* aggregates per rank, first aggregate of each rank */
@@ -379,8 +383,8 @@ typedef struct {
 } coarse_args;
 
 /* every rank: the aggregated residual of all blocks (block order = global aggregate
-   order; across ranks one allgatherv), then the coarse correction: Ac's banded Cholesky
-   solve, or (when Ac's band is too large or Ac singular) the K-cycle step, two
+   order; across ranks one allgatherv), then the coarse correction: Ac's sparse (or banded)
+   Cholesky solve, or (when the factor is too large or Ac singular) the K-cycle step, two
    flexible-CG steps on Ac preconditioned by the AMG below (Notay: stop after one if it
    cut the residual 4x). Buffers: [(token), this rank's pieces, coarse (W)]. */
 static void coarse_cpu(void *buffers[], void *cl_arg)
@@ -407,7 +411,9 @@ static void coarse_cpu(void *buffers[], void *cl_arg)
     memcpy(rhs, mine, sizeof(double) * n);
   }
   const double t1 = MPI_Wtime();
-  if (a.band) {
+  if (a.chol) {
+    insdg_spchol_solve(a.chol, rhs, out);
+  } else if (a.band) {
     insdg_band_solve(a.band, rhs, out);
   } else {
     for (size_t i = 0; i < n; ++i) out[i] = 0;
@@ -437,7 +443,7 @@ static void coarse_correction(insdg_pmg *pmg, level *c)
   if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
   for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){D->piece[b], STARPU_R};
   d[first + nb] = (struct starpu_data_descr){pmg->coarse, STARPU_W};
-  coarse_args a = {D->Ac, D->band, D->amg, nb, T->size, D->counts, D->displs, pmg};
+  coarse_args a = {D->Ac, D->chol, D->band, D->amg, nb, T->size, D->counts, D->displs, pmg};
   INSDG_CHECK(INSDG_TASK_INSERT(&coarse_cl, STARPU_DATA_MODE_ARRAY, d, first + nb + 1, STARPU_VALUE, &a, sizeof a,
                                 STARPU_PRIORITY, STARPU_MAX_PRIO, 0) == 0);
   for (int b = T->b_begin; b < T->b_end; ++b) {
@@ -717,10 +723,18 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     insdg_csr *R = insdg_csr_transpose(P);
     D->Ac = insdg_csr_galerkin(R, A1, P);
     insdg_csr_destroy(R), insdg_csr_destroy(P);
-    if (coarse != INSDG_PMG_COARSE_AMG) D->band = insdg_band_factor(D->Ac, coarse == INSDG_PMG_COARSE_BAND ? D->Ac->nrows : INSDG_PMG_BAND_MAX_WIDTH,
-                                                                INSDG_PMG_BAND_MAX_BYTES);
-    if (coarse == INSDG_PMG_COARSE_BAND) INSDG_CHECK(D->band);
-    if (!D->band) {
+    if (coarse == INSDG_PMG_COARSE_AUTO || coarse == INSDG_PMG_COARSE_CHOLESKY) {
+      int *perm = insdg_malloc(sizeof(int) * (size_t)(nc > 0 ? nc : 1));
+      insdg_partition_nd_order(nc, D->Ac->row_ptr, D->Ac->col, perm);
+      D->chol = insdg_spchol_factor(D->Ac, perm, INSDG_PMG_COARSE_MAX_BYTES);
+      free(perm);
+      if (coarse == INSDG_PMG_COARSE_CHOLESKY) INSDG_CHECK(D->chol);
+    }
+    if (coarse == INSDG_PMG_COARSE_BAND) {
+      D->band = insdg_band_factor(D->Ac, D->Ac->nrows, INSDG_PMG_COARSE_MAX_BYTES);
+      INSDG_CHECK(D->band);
+    }
+    if (!D->chol && !D->band) {
       const insdg_amg_opts o = {.kcycle_levels = 1};   /* with the K-cycle step above: two K levels */
       D->amg = insdg_amg_setup(D->Ac, &o);
     }
@@ -808,6 +822,7 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
   free(D->piece), free(D->piece_mem);
   if (D->amg) insdg_amg_destroy(D->amg);
   insdg_band_destroy(D->band);
+  insdg_spchol_destroy(D->chol);
   if (D->Ac) insdg_csr_destroy(D->Ac);
   for (int l = 0; l < pmg->nlevels; ++l) {
     level *v = &pmg->lev[l];
@@ -841,7 +856,7 @@ size_t insdg_pmg_memory(const insdg_pmg *pmg)
 size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg)
 {
   const dist_level *D = &pmg->D;   /* the correction, and the coarse task's gathered residual and own pieces */
-  return D->Ac ? insdg_csr_memory(D->Ac) + (D->amg ? insdg_amg_memory(D->amg) : 0) + insdg_band_memory(D->band) +
+  return D->Ac ? insdg_csr_memory(D->Ac) + (D->amg ? insdg_amg_memory(D->amg) : 0) + insdg_band_memory(D->band) + insdg_spchol_memory(D->chol) +
                      3 * sizeof(double) * (size_t)D->Ac->nrows
                : 0;
 }
@@ -851,10 +866,11 @@ void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls)
   seconds[0] = pmg->coarse_s[0], seconds[1] = pmg->coarse_s[1], *calls = pmg->coarse_calls;
 }
 
-int insdg_pmg_coarse_band(const insdg_pmg *pmg, int *n)
+int insdg_pmg_coarse_solve(const insdg_pmg *pmg, int *n, long *size)
 {
   *n = pmg->D.Ac ? pmg->D.Ac->nrows : 0;
-  return pmg->D.band ? insdg_band_width(pmg->D.band) : -1;
+  *size = pmg->D.chol ? insdg_spchol_nnz(pmg->D.chol) : pmg->D.band ? insdg_band_width(pmg->D.band) : 0;
+  return pmg->D.chol ? INSDG_PMG_COARSE_CHOLESKY : pmg->D.band ? INSDG_PMG_COARSE_BAND : INSDG_PMG_COARSE_AMG;
 }
 
 void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
@@ -869,6 +885,9 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f)
   const insdg_layout *L1 = pmg->lev[pmg->nlevels - 1].L;
   fprintf(f, "degree-1 level: %d rows over %d blocks, %d column-halo pairs, %d block-local aggregates\n",
           L1->mesh->K * 3, L1->B, D->npairs, D->agg_start[L1->B]);
+  if (D->chol)
+    fprintf(f, "coarse solve: sparse Cholesky of the %d aggregates' matrix (nested dissection, %ld factor entries, %.1f MB)\n",
+            insdg_spchol_rows(D->chol), insdg_spchol_nnz(D->chol), insdg_spchol_memory(D->chol) / 1048576.0);
   if (D->band)
     fprintf(f, "coarse solve: banded Cholesky of the %d aggregates' matrix (RCM, half bandwidth %d, %.1f MB)\n",
             insdg_band_rows(D->band), insdg_band_width(D->band), insdg_band_memory(D->band) / 1048576.0);

@@ -11,8 +11,9 @@
  * fine) and its transpose (fine to coarse), element by element. At degree 1 the SIPDG
  * matrix is assembled (rows distributed with the blocks) and aggregated (src/amg.h); the
  * aggregated matrix Ac, held by every rank, is solved by a task that gathers the
- * aggregated residual of all blocks: exactly, with Ac's banded Cholesky factor
- * (src/band.h) where Ac is positive definite and its band narrow (opts.coarse), else by
+ * aggregated residual of all blocks: exactly, with Ac's sparse Cholesky factor in
+ * nested-dissection order (src/spchol.h; or its banded one, src/band.h, when asked) where
+ * Ac is positive definite and the factor small enough (opts.coarse), else by
  * one K-cycle step of the aggregation AMG below it (two flexible-CG steps; V below,
  * direct coarsest solve); per-block tasks prolong the correction.
  *
@@ -37,20 +38,21 @@ typedef struct {
                             lambda_max on the p-levels */
   int smoother;          /* INSDG_PMG_BLOCK_JACOBI (0, the default) or INSDG_PMG_POINT_JACOBI, every level */
   int coarse;            /* the solve below the degree-1 level: INSDG_PMG_COARSE_AUTO (0, the default:
-                            the banded Cholesky of the aggregated matrix when it is positive definite
-                            and its half bandwidth after RCM is at most INSDG_PMG_BAND_MAX_WIDTH,
-                            else the AMG), INSDG_PMG_COARSE_AMG, or INSDG_PMG_COARSE_BAND (the band
-                            whatever its width, up to INSDG_PMG_BAND_MAX_BYTES; an internal error
-                            when Ac is singular or larger) */
+                            the sparse Cholesky of the aggregated matrix in nested-dissection order
+                            when it is positive definite and its factor takes at most
+                            INSDG_PMG_COARSE_MAX_BYTES, else the AMG), INSDG_PMG_COARSE_AMG,
+                            INSDG_PMG_COARSE_BAND (the banded Cholesky after RCM whatever its width,
+                            up to INSDG_PMG_COARSE_MAX_BYTES) or INSDG_PMG_COARSE_CHOLESKY (the sparse
+                            one); the last two an internal error when Ac is singular or larger */
 } insdg_pmg_opts;
 
 enum { INSDG_PMG_BLOCK_JACOBI = 0, INSDG_PMG_POINT_JACOBI = 1 };
-enum { INSDG_PMG_COARSE_AUTO = 0, INSDG_PMG_COARSE_AMG = 1, INSDG_PMG_COARSE_BAND = 2 };
-/* A band solve costs ~1 ns per factor entry, (kd + 1) per row; the AMG's K-cycle step
-   ~0.27 us per row (docs/solvers.md "The coarse solve: banded Cholesky"): the band wins
-   up to kd ~ 200-270. Every rank holds the factor. */
-#define INSDG_PMG_BAND_MAX_WIDTH 192
-#define INSDG_PMG_BAND_MAX_BYTES ((size_t)64 << 20)
+enum { INSDG_PMG_COARSE_AUTO = 0, INSDG_PMG_COARSE_AMG = 1, INSDG_PMG_COARSE_BAND = 2, INSDG_PMG_COARSE_CHOLESKY = 3 };
+/* The largest coarse factor, which every rank holds: the sparse Cholesky's entries per row
+   grow like log n on a 2D mesh graph (~ 15 at 2000 aggregated unknowns), so it is reached
+   at a few hundred thousand; larger meshes get the AMG (docs/solvers.md "The coarse
+   solve: sparse Cholesky"). */
+#define INSDG_PMG_COARSE_MAX_BYTES ((size_t)64 << 20)
 
 /* fine: the task context of the finest level (its layout, N). mesh: the ORIGINAL mesh
    (layouts for the coarse degrees are made from it). bc, lambda: the operator. */
@@ -72,9 +74,10 @@ void insdg_pmg_print(const insdg_pmg *pmg, FILE *f);
    lateness included), [1] in the AMG K-cycle below, over *calls V-cycles */
 size_t insdg_pmg_coarse_memory(const insdg_pmg *pmg);
 void insdg_pmg_coarse_time(const insdg_pmg *pmg, double seconds[2], long *calls);
-/* the coarse solve chosen: the half bandwidth of the banded Cholesky factor, or -1 for
-   the AMG; *n: the aggregated unknowns (Ac's rows) */
-int insdg_pmg_coarse_band(const insdg_pmg *pmg, int *n);
+/* the coarse solve chosen: INSDG_PMG_COARSE_CHOLESKY (*size: its factor's entries),
+   INSDG_PMG_COARSE_BAND (*size: the half bandwidth) or INSDG_PMG_COARSE_AMG (*size 0);
+   *n: the aggregated unknowns (Ac's rows) */
+int insdg_pmg_coarse_solve(const insdg_pmg *pmg, int *n, long *size);
 
 /* Jacobi diagonal inverse of the SIPDG operator of T (its layout's renumbered mesh, its
    operators), probed without assembly (src/assemble.h) on this rank's blocks only:

@@ -272,7 +272,10 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"blocks_origin\": "), json_string(f, s->blocks_origin);
   fprintf(f, ",\n  \"velocity_preconditioner\": "), json_string(f, insdg_precond_name((insdg_precond)r->vel_precond));
   fprintf(f, ",\n  \"pressure_coarse_solve\": "),
-      json_string(f, r->p_coarse_kd >= 0 ? "band" : r->p_coarse_kd == -1 ? "amg" : "none");
+      json_string(f, r->p_coarse == INSDG_PMG_COARSE_CHOLESKY ? "cholesky"
+                     : r->p_coarse == INSDG_PMG_COARSE_BAND   ? "band"
+                     : r->p_coarse == INSDG_PMG_COARSE_AMG    ? "amg"
+                                                              : "none");
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
@@ -443,10 +446,14 @@ void print_velocity_preconditioner(const run_state *r)
   printf("  velocity solves: PCG with %s (stiffness/mass diagonal ratio %.3g; the default: inverse_mass up to %g, "
          "block_jacobi up to %g, pmg_amg above)\n",
          insdg_precond_name((insdg_precond)r->vel_precond), r->vel_ratio, INSDG_VEL_BLOCK_RATIO, INSDG_VEL_PMG_RATIO);
-  if (r->p_coarse_kd >= 0)
-    printf("  pressure pMG coarse solve: banded Cholesky of the %d aggregated unknowns (half bandwidth %d)\n",
-           r->p_coarse_rows, r->p_coarse_kd);
-  else if (r->p_coarse_kd == -1)
+  if (r->p_coarse == INSDG_PMG_COARSE_CHOLESKY)
+    printf("  pressure pMG coarse solve: sparse Cholesky of the %d aggregated unknowns (nested dissection, %ld factor "
+           "entries)\n",
+           r->p_coarse_rows, r->p_coarse_size);
+  else if (r->p_coarse == INSDG_PMG_COARSE_BAND)
+    printf("  pressure pMG coarse solve: banded Cholesky of the %d aggregated unknowns (half bandwidth %ld)\n",
+           r->p_coarse_rows, r->p_coarse_size);
+  else if (r->p_coarse == INSDG_PMG_COARSE_AMG)
     printf("  pressure pMG coarse solve: AMG K-cycle step on the %d aggregated unknowns\n", r->p_coarse_rows);
   fflush(stdout);
 }

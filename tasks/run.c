@@ -454,7 +454,7 @@ int insdg_run(int *argc, char ***argv, const insdg_run_opts *o)
   }
   r.stats = sv.stats;
   r.vel_precond = insdg_ins_velocity_preconditioner(sv.ins, &r.vel_ratio);
-  r.p_coarse_kd = insdg_ins_pressure_coarse(sv.ins, &r.p_coarse_rows);
+  r.p_coarse = insdg_ins_pressure_coarse(sv.ins, &r.p_coarse_rows, &r.p_coarse_size);
   if (r.rank == 0) print_velocity_preconditioner(&r);
   if (o->restart) {   /* continued from a checkpoint: bitwise the run it interrupted */
     r.restarted = 1;

@@ -234,7 +234,8 @@ typedef struct {
   long prior_iterations[3];        /* rank 0, restarted: the iterations of those rows */
   int vel_precond;                 /* the velocity preconditioner in use (insdg_precond) */
   double vel_ratio;                /* the stiffness/mass diagonal ratio (insdg_ins_velocity_preconditioner) */
-  int p_coarse_kd, p_coarse_rows;  /* the pressure pMG's coarse solve (insdg_ins_pressure_coarse) */
+  int p_coarse, p_coarse_rows;  /* the pressure pMG's coarse solve (insdg_ins_pressure_coarse) */
+  long p_coarse_size;
   const statistics *stats;         /* [statistics], or NULL */
   int steady;                      /* [time] steady_tolerance reached: the run stops */
   double velocity_change;          /* the last step's relative velocity change (NaN: none yet) */

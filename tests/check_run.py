@@ -229,7 +229,7 @@ def main():
     p.add_argument("--iterations", nargs="*", default=[])
     p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
-    p.add_argument("--coarse", choices=["band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
+    p.add_argument("--coarse", choices=["cholesky", "band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)
     p.add_argument("--atol", type=float, default=0.0)

@@ -33,12 +33,15 @@ foreach(N 1 2 4 6 8)
 endforeach()
 add_test(NAME pmg_neumann_N3 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 3 12 4 12 neumann)
 set_tests_properties(pmg_neumann_N3 PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
-# the coarse solve: the tests above take the banded Cholesky (Dirichlet, small meshes; each
-# checks it was chosen) or the AMG (Neumann: Ac singular); these force the AMG on Dirichlet
+# the coarse solve: the tests above take the sparse Cholesky (Dirichlet; each checks it was
+# chosen) or the AMG (Neumann: Ac singular); these force the AMG, and the banded Cholesky,
+# on Dirichlet
 foreach(N 2 4)
   add_test(NAME pmg_iterations_amg_N${N} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg ${N} 12 4 12 amg)
   set_tests_properties(pmg_iterations_amg_N${N} PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 endforeach()
+add_test(NAME pmg_iterations_band_N4 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 4 12 4 12 band)
+set_tests_properties(pmg_iterations_band_N4 PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
 foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
   list(GET cfg 0 ranks)
   list(GET cfg 1 blocks)

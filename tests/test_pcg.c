@@ -62,7 +62,11 @@ static double forcing(const problem *p, double x, double y)   /* -Lap u + lambda
    and, if sol != NULL, the solution in original element order. */
 enum { PREC_INVMASS, PREC_PMG };
 /* pMG's coarse solve (pmg.h), and the one it must have chosen (-1: not checked) */
-static int coarse_choice = INSDG_PMG_COARSE_AUTO, expect_band = -1;
+static int coarse_choice = INSDG_PMG_COARSE_AUTO, expect_coarse = -1;
+static const char *coarse_name(int kind)
+{
+  return kind == INSDG_PMG_COARSE_CHOLESKY ? "the sparse Cholesky" : kind == INSDG_PMG_COARSE_BAND ? "the band" : "the AMG";
+}
 
 static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, double rtol, int prec, double *l2err,
                       double *sol);
@@ -134,11 +138,12 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
     pmg = insdg_pmg_create(T, mesh, bc, pb->lambda, &po);
     if (T->rank == 0 && getenv("INSDG_VERBOSE")) insdg_pmg_print(pmg, stdout);
     int nc;
-    const int kd = insdg_pmg_coarse_band(pmg, &nc);
-    if (expect_band >= 0 && (kd >= 0) != expect_band) {
+    long size;
+    const int kind = insdg_pmg_coarse_solve(pmg, &nc, &size);
+    if (expect_coarse >= 0 && kind != expect_coarse) {
       if (T->rank == 0)
-        printf("FAIL %s N=%d: the coarse solve of %d rows is %s, expected %s\n", pb->name, N, nc,
-               kd >= 0 ? "the band" : "the AMG", expect_band ? "the band" : "the AMG");
+        printf("FAIL %s N=%d: the coarse solve of %d rows is %s, expected %s\n", pb->name, N, nc, coarse_name(kind),
+               coarse_name(expect_coarse));
       insdg_pmg_destroy(pmg);
       insdg_dfield_destroy(b), insdg_dfield_destroy(x), insdg_dfield_destroy(ag), insdg_dfield_destroy(ux),
           insdg_dfield_destroy(uy);
@@ -386,21 +391,23 @@ int main(int argc, char **argv)
     insdg_mesh_destroy(mesh);
   } else if (argc == 3 && !strcmp(argv[1], "projection")) {
     failures = projection_test(atoi(argv[2]));
-  } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT [neumann|amg] */
+  } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "pmg")) {   /* pmg N NX NBLOCKS MAXIT [neumann|amg|band] */
     const int N = atoi(argv[2]), nx = atoi(argv[3]);
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
     const int neumann = argc == 7 && !strcmp(argv[6], "neumann");
     const problem pb = neumann ? (problem){"Neumann", 0.0, 1} : (problem){"Poisson", 0.0, 0};
-    /* the default picks the band on these small meshes, unless Ac is singular (Neumann);
-       "amg" forces the AMG's K-cycle step */
+    /* the default picks the sparse Cholesky, unless Ac is singular (Neumann: the AMG);
+       "amg" forces the AMG's K-cycle step, "band" the banded Cholesky */
     if (argc == 7 && !strcmp(argv[6], "amg")) coarse_choice = INSDG_PMG_COARSE_AMG;
-    expect_band = !neumann && coarse_choice == INSDG_PMG_COARSE_AUTO;
+    if (argc == 7 && !strcmp(argv[6], "band")) coarse_choice = INSDG_PMG_COARSE_BAND;
+    expect_coarse = neumann ? INSDG_PMG_COARSE_AMG
+                  : coarse_choice == INSDG_PMG_COARSE_AUTO ? INSDG_PMG_COARSE_CHOLESKY : coarse_choice;
     double e;
     const int it = solve_with(mesh, N, atoi(argv[4]), &pb, 1e-8, PREC_PMG, &e, NULL);
     failures = it < 0 || it > atoi(argv[5]);
     if (insdg_runtime_rank() == 0)
       printf("%s pMG-AMG %s N=%d K=%d (coarse solve: %s): %d iterations (at most %s expected), L2 error %.3e\n",
-             failures ? "FAIL" : "ok", pb.name, N, mesh->K, expect_band ? "band" : "AMG", it, argv[5], e);
+             failures ? "FAIL" : "ok", pb.name, N, mesh->K, coarse_name(expect_coarse), it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
     insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT [neumann|amg] | projection NBLOCKS | compare A B TOL ITDIFF");
