@@ -119,9 +119,9 @@ void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signe
    unused); curved elements with their own mass matrices. */
 void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, double alpha, const double *r, double *z);
 
-/* z_e = B_e r_e on each element with B [K][Np][Np] row-major, every B_e symmetric (its rows
-   are read as its columns). */
-void insdg_op_element_blocks(const insdg_ops *op, const insdg_block *b, const double *B, const double *r, double *z);
+/* z_e = B_e r_e on each of K elements of op's degree with B [K][Np][Np] row-major, every
+   B_e symmetric (its rows are read as its columns), r and z [K][Np]. */
+void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const double *r, double *z);
 
 /* y_e = A x_e (accumulate: y_e += A x_e) on each of K elements of degree N: A [Np(N)][n]
    given transposed (AT [n][Np(N)]), x [K][n], y [K][Np(N)] (the p-multigrid transfers). */

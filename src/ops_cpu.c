@@ -88,7 +88,7 @@ typedef struct {
   void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
                       const insdg_vec_in *, const insdg_vec_in *, double *, double *);
   void (*mass)(const insdg_ops *, const insdg_block *, int, double, const double *, double *);
-  void (*element_blocks)(const insdg_block *, const double *, const double *, double *);
+  void (*element_blocks)(int, const double *, const double *, double *);
   void (*element_product)(int, int, const double *, const double *, int, double *);
   int npad;   /* the padded operators' row length for this N's one-element kernels */
 } kernel_table;
@@ -309,9 +309,10 @@ void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, doubl
   if (b->ncurved) insdg_curved_mass(b, inverse, inverse ? 1.0 : alpha, r, z);   /* their own M_J */
 }
 
-void insdg_op_element_blocks(const insdg_ops *op, const insdg_block *b, const double *B, const double *r, double *z)
+void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const double *r, double *z)
 {
-  table_for(op, b)->element_blocks(b, B, r, z);
+  INSDG_CHECK(op->ref->N >= 1 && op->ref->N <= INSDG_NMAX);
+  kernels[op->ref->N].element_blocks(K, B, r, z);
 }
 
 void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y)

@@ -526,7 +526,7 @@ static void test_mass_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
   double worst[3] = {0, 0, 0}, roundtrip = 0;
   for (int which = 0; which < 3; ++which) {
     if (which < 2) insdg_op_mass(op, b, which, 0.75, x, z);
-    else insdg_op_element_blocks(op, b, B, x, z);
+    else insdg_op_element_blocks(op, m->K, B, x, z);
     for (int e = 0; e < m->K; ++e) {
       const double J = m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
       const double *A = which == 0 ? r->M : which == 1 ? r->invM : B + (size_t)e * Np * Np;
