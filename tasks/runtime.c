@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "exchange.h"
@@ -120,6 +121,23 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   const int cores = my_cores(&shared);
   /* StarPU restricts its topology to the process's binding (after my_cores: the share) */
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
+  /* StarPU calibrates the bus for that topology and keeps the result in files named by the
+     host (STARPU_HOME/.starpu/sampling/bus/<host>.*); a process that finds them written for
+     another topology (another rank count or binding: 1 CPU against 2) calibrates again and
+     rewrites them, and a process starting beside it reads them half-written or of the other
+     shape and aborts in _starpu_load_bus_performance_files (seen in CI, two ranks bound to
+     a core each beside one-rank runs). One name per CPU count keeps each topology's files
+     apart; STARPU_HOSTNAME, when set, is kept. */
+  {
+    cpu_set_t m;
+    char host[64] = "host", name[96];
+    CPU_ZERO(&m);
+    if (sched_getaffinity(0, sizeof m, &m)) CPU_ZERO(&m);
+    if (gethostname(host, sizeof host)) strcpy(host, "host");
+    host[sizeof host - 1] = '\0';
+    snprintf(name, sizeof name, "%s-%dcpu", host, CPU_COUNT(&m));
+    setenv("STARPU_HOSTNAME", name, 0);
+  }
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (opts && opts->sched) conf.sched_policy_name = opts->sched;

@@ -302,7 +302,7 @@ foreach(_sig USR1:mpirun TERM:ranks)
   # not INSDG_MPI_ENV: with its unbound workers two ranks' spinning exchanges share a core
   # for whole time slices (0.4 s per step here); Open MPI's default binding, as users run it
   set_tests_properties(run_signal_${_s}_${_to} PROPERTIES LABELS mpi TIMEOUT 300
-                       ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${INSDG_BOUND_STARPU_HOME};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1"
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1"
                        PASS_REGULAR_EXPRESSION "check_signal: ok")
 endforeach()
 

@@ -6,7 +6,7 @@
 add_test(NAME slurm_cpu_jobs COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_slurm.py
          $<TARGET_FILE:insdg> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/slurm_work)
 set_tests_properties(slurm_cpu_jobs PROPERTIES LABELS slurm TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
-                     ENVIRONMENT "STARPU_HOME=${CMAKE_CURRENT_BINARY_DIR}/starpu_home_slurm")   # bound and unbound ranks
+                     ENVIRONMENT "STARPU_HOME=${CMAKE_BINARY_DIR}")
 
 # The GPU job scripts cannot run here (no GPU): their syntax, and gpu-rank.sh's choice of
 # device: rank i of a node gets the i-th of the GPUs Slurm gave the job (or GPU i), a rank

@@ -58,8 +58,7 @@ set(_idle_env "STARPU_SILENT=1;STARPU_NCUDA=0;STARPU_HOME=${CMAKE_BINARY_DIR};OM
 add_test(NAME idle_worker_yields COMMAND $<TARGET_FILE:test_idle_worker> yield)
 add_test(NAME idle_worker_blocks COMMAND $<TARGET_FILE:test_idle_worker> blocks)
 add_test(NAME idle_worker_polls COMMAND $<TARGET_FILE:test_idle_worker> polls)
-set_tests_properties(idle_worker_yields PROPERTIES LABELS unit SKIP_RETURN_CODE 77
-                     ENVIRONMENT "${_idle_env};STARPU_NCPU=1;STARPU_HOME=${INSDG_BOUND_STARPU_HOME}")   # one core
+set_tests_properties(idle_worker_yields PROPERTIES LABELS unit SKIP_RETURN_CODE 77 ENVIRONMENT "${_idle_env};STARPU_NCPU=1")
 set_tests_properties(idle_worker_blocks PROPERTIES LABELS unit SKIP_RETURN_CODE 77 ENVIRONMENT "${_idle_env};STARPU_NCPU=2")
 set_tests_properties(idle_worker_polls PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "${_idle_env};STARPU_NCPU=2;STARPU_IDLE_POLL_US=300000")
@@ -70,10 +69,10 @@ find_program(INSDG_TASKSET taskset)
 if(INSDG_TASKSET)
   add_test(NAME warn_workers_over_cores COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:insdg> demo ${_mesh} --output ${CMAKE_CURRENT_BINARY_DIR}/warn_demo.nc)
   set_tests_properties(warn_workers_over_cores PROPERTIES LABELS unit
-                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=2;STARPU_HOME=${INSDG_BOUND_STARPU_HOME}"
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=2;STARPU_HOME=${CMAKE_BINARY_DIR}"
                        PASS_REGULAR_EXPRESSION "insdg: warning: rank 0 may run on 1 core\\(s\\) but has 2 (workers|polling threads) \\(2 CPU \\+ 0 GPU")
   add_test(NAME no_warning_workers_fit_cores COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:insdg> demo ${_mesh} --output ${CMAKE_CURRENT_BINARY_DIR}/warn_demo.nc)
   set_tests_properties(no_warning_workers_fit_cores PROPERTIES LABELS unit
-                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${INSDG_BOUND_STARPU_HOME}"
+                       ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${CMAKE_BINARY_DIR}"
                        FAIL_REGULAR_EXPRESSION "insdg: warning")
 endif()
