@@ -71,23 +71,15 @@ typedef struct {
   int gsrc, gpos;      /* V_CHEB_*, gpos > 0: the local gradient of buffer gsrc into buffers gpos, gpos + 1 */
 } vec_args;
 
-/* z = D r on the block's elements [e0, e1): the point diagonal, or each element's dense
-   block (block = Np); r and z point at element e0's nodes */
-static void apply_dinv(const vec_args *a, int e0, int e1, const double *r, double *z)
+/* z = D r on a block: the point diagonal, or each element's dense block (block = Np) */
+static void apply_dinv(const vec_args *a, const double *r, double *z)
 {
-  const int Np = a->op->ref->Np;
-  const size_t i0 = (size_t)e0 * Np, n = (size_t)(e1 - e0) * Np;
   if (!a->dblock) {
-    for (size_t i = 0; i < n; ++i) z[i] = a->dinv[i0 + i] * r[i];
+    for (int i = 0; i < a->n; ++i) z[i] = a->dinv[i] * r[i];
     return;
   }
-  insdg_op_element_blocks(a->op, e1 - e0, a->dinv + i0 * Np, r, z);   /* the blocks are symmetric (spd_invert) */
+  insdg_op_element_blocks(a->op, a->b->K, a->dinv, r, z);   /* the blocks are symmetric (spd_invert) */
 }
-
-/* The Chebyshev updates run element chunk by chunk (every pass over a chunk while it is in
-   L1), not pass by pass over the whole block: the same operations on every node, in the
-   same order, so the same bits. */
-#define CHEB_CHUNK 32   /* elements */
 
 /* A block's dot products in DOT_LANES partial sums, node i in sum i mod DOT_LANES, the sums
    added pairwise at the end: one build gives the same bits for any worker count (the
@@ -189,7 +181,7 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       insdg_op_mass(a.op, a.b, 0, a.alpha, VEC(0), VEC(1));
       break;
     case V_JACOBI:
-      apply_dinv(&a, 0, a.b->K, VEC(0), VEC(1));
+      apply_dinv(&a, VEC(0), VEC(1));
       break;
     case V_PCG_UPDATE: {   /* [p, Ap, x, r, (r_prev), num, den] */
       const int k = a.flag ? 5 : 4;
@@ -211,18 +203,14 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       break;
     }
     case V_CHEB_FIRST: {   /* [b, (Ad), r, d, x]: r = b - Ad, d = alpha dinv r, x = d or x += d */
-      const int zero = a.flag & 1, k = a.flag & 2 ? 2 : 1, Np = a.op->ref->Np;
+      const int zero = a.flag & 1, k = a.flag & 2 ? 2 : 1;
       const double *bv = VEC(0), *Ad = a.flag & 2 ? VEC(1) : NULL;
       double *r = VEC(k), *d = VEC(k + 1), *x = VEC(k + 2);
-      for (int e0 = 0; e0 < a.b->K; e0 += CHEB_CHUNK) {
-        const int e1 = a.b->K - e0 < CHEB_CHUNK ? a.b->K : e0 + CHEB_CHUNK;
-        const int i0 = e0 * Np, i1 = e1 * Np;
-        for (int i = i0; i < i1; ++i) r[i] = Ad ? bv[i] - Ad[i] : bv[i];
-        apply_dinv(&a, e0, e1, r + i0, d + i0);
-        for (int i = i0; i < i1; ++i) {
-          d[i] = a.alpha * d[i];
-          x[i] = zero ? d[i] : 1.0 * d[i] + 1.0 * x[i];
-        }
+      for (int i = 0; i < a.n; ++i) r[i] = Ad ? bv[i] - Ad[i] : bv[i];
+      apply_dinv(&a, r, d);
+      for (int i = 0; i < a.n; ++i) {
+        d[i] = a.alpha * d[i];
+        x[i] = zero ? d[i] : 1.0 * d[i] + 1.0 * x[i];
       }
       if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
       break;
@@ -239,17 +227,12 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
           x[i] = 1.0 * dout[i] + 1.0 * x[i];
         }
       } else {
-        const int Np = a.op->ref->Np;
-        double z[CHEB_CHUNK * (INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
-        for (int e0 = 0; e0 < a.b->K; e0 += CHEB_CHUNK) {
-          const int e1 = a.b->K - e0 < CHEB_CHUNK ? a.b->K : e0 + CHEB_CHUNK;
-          const int i0 = e0 * Np, i1 = e1 * Np;
-          for (int i = i0; i < i1; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
-          apply_dinv(&a, e0, e1, r + i0, z);
-          for (int i = i0; i < i1; ++i) {
-            dout[i] = a.alpha * z[i - i0] + a.beta * d[i];
-            x[i] = 1.0 * dout[i] + 1.0 * x[i];
-          }
+        double *z = insdg_thread_scratch(0, (size_t)a.n);
+        for (int i = 0; i < a.n; ++i) r[i] = -1.0 * Ad[i] + 1.0 * r[i];
+        apply_dinv(&a, r, z);
+        for (int i = 0; i < a.n; ++i) {
+          dout[i] = a.alpha * z[i] + a.beta * d[i];
+          x[i] = 1.0 * dout[i] + 1.0 * x[i];
         }
       }
       if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
@@ -257,18 +240,13 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
     }
     case V_COMBINE: {   /* [x_0 .. x_{m-1}, (z), c, y]: y = z + sign sum c_k x_k, m = ndots */
       const int m = a.ndots;
-      const double *c = VEC(m + a.flag), *z = a.flag ? VEC(m) : NULL;
+      const double *c = VEC(m + a.flag);
       double *y = VEC(m + a.flag + 1);
-      enum { CHUNK = 512 };   /* nodes summed in L1 over all m vectors, then stored once */
-      for (int i0 = 0; i0 < a.n; i0 += CHUNK) {
-        const int len = a.n - i0 < CHUNK ? a.n - i0 : CHUNK;
-        double t[CHUNK];
-        for (int i = 0; i < len; ++i) t[i] = z ? z[i0 + i] : 0.0;
-        for (int k = 0; k < m; ++k) {
-          const double ck = a.sign * c[k], *x = VEC(k) + i0;
-          for (int i = 0; i < len; ++i) t[i] += ck * x[i];
-        }
-        memcpy(y + i0, t, sizeof(double) * (size_t)len);
+      if (a.flag) memcpy(y, VEC(m), sizeof(double) * (size_t)a.n);
+      else memset(y, 0, sizeof(double) * (size_t)a.n);
+      for (int k = 0; k < m; ++k) {
+        const double ck = a.sign * c[k], *x = VEC(k);
+        for (int i = 0; i < a.n; ++i) y[i] += ck * x[i];
       }
       break;
     }
