@@ -12,12 +12,12 @@
 
 #include "amg.h"
 #include "band.h"
-#include "partition.h"
-#include "spchol.h"
 #include "assemble.h"
 #include "error.h"
 #include "exchange.h"
 #include "ops_tasks.h"
+#include "partition.h"
+#include "spchol.h"
 #include "starpu_gpu.h"
 
 typedef struct {
