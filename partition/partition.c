@@ -427,22 +427,23 @@ void insdg_partition_nd_order(int n, const int *row_ptr, const int *col, int *pe
     for (int k = 0; k < n; ++k) perm[k] = k;
     return;
   }
-  idx_t nv = n, *xadj = insdg_malloc(sizeof(idx_t) * ((size_t)n + 1));
-  idx_t *adj = insdg_malloc(sizeof(idx_t) * (size_t)(row_ptr[n] > 0 ? row_ptr[n] : 1));
+  csr_graph g = {n, insdg_malloc(sizeof(idx_t) * ((size_t)n + 1)),
+                 insdg_malloc(sizeof(idx_t) * (size_t)(row_ptr[n] > 0 ? row_ptr[n] : 1))};
   idx_t *mperm = insdg_malloc(sizeof(idx_t) * (size_t)n), *iperm = insdg_malloc(sizeof(idx_t) * (size_t)n);
-  xadj[0] = 0;
-  for (int i = 0; i < n; ++i) {   /* the graph: no self loops */
-    xadj[i + 1] = xadj[i];
+  g.xadj[0] = 0;
+  for (int i = 0; i < n; ++i) {   /* the matrix's graph without self loops */
+    g.xadj[i + 1] = g.xadj[i];
     for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-      if (col[k] != i) adj[xadj[i + 1]++] = col[k];
+      if (col[k] != i) g.adjncy[g.xadj[i + 1]++] = col[k];
   }
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = PARTITION_SEED;
   options[METIS_OPTION_NUMBERING] = 0;
   /* METIS: row k of the permuted matrix is row mperm[k] of the original, iperm the inverse */
-  if (METIS_NodeND(&nv, xadj, adj, NULL, options, mperm, iperm) != METIS_OK)
+  if (METIS_NodeND(&g.nvtxs, g.xadj, g.adjncy, NULL, options, mperm, iperm) != METIS_OK)
     insdg_internal_error(__FILE__, __LINE__, "METIS_NodeND failed");
   for (int k = 0; k < n; ++k) perm[k] = (int)mperm[k];
-  free(xadj), free(adj), free(mperm), free(iperm);
+  graph_free(&g);
+  free(mperm), free(iperm);
 }

@@ -86,7 +86,7 @@ static void apply_dinv(const vec_args *a, const double *r, double *z)
    partials of the blocks are then added in block order, V_REDUCE), and the multiply-adds
    run in vectors, where one running sum chained each on the one before (4 cycles apiece:
    the dots of an N = 4 block of 1990 elements took 80 us a task, docs/performance.md
-   "2026-11-28, late: the vector operations"). */
+   "The vector operations and the coarse solve"). */
 #define DOT_LANES 8
 /* DOT_LANES doubles as one GCC vector (its operations are exactly the lane-wise ones
    written: 1, 2 or 4 registers by the build's width), and the same at any double's address */
