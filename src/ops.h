@@ -50,6 +50,8 @@ typedef struct insdg_ops {
   int npad;
   double *DrTp, *DsTp, *LIFTTp, *MTp;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
+  double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */
+  double *MLp;             /* the rows of L zero-padded to whole vectors of the build, aligned */
 } insdg_ops;
 
 insdg_ops *insdg_ops_create(const insdg_ref *ref);
@@ -122,6 +124,11 @@ void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, doubl
 /* z_e = B_e r_e on each of K elements of op's degree with B [K][Np][Np] row-major, every
    B_e symmetric (its rows are read as its columns), r and z [K][Np]. */
 void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const double *r, double *z);
+
+/* out[e] = d_e^T M d_e (the reference mass matrix, no Jacobian) for the n elements of x [n][Np],
+   d_e = x_e - y_e (y NULL: x_e), computed as |L^T d_e|^2 (op->ML): a sum of squares, never
+   negative. The squared L2 norms of the diagnostics (tasks/observe.c). */
+void insdg_op_mass_norms(const insdg_ops *op, int n, const double *x, const double *y, double *out);
 
 /* y_e = A x_e (accumulate: y_e += A x_e) on each of K elements of degree N: A [Np(N)][n]
    given transposed (AT [n][Np(N)]), x [K][n], y [K][Np(N)] (the p-multigrid transfers). */

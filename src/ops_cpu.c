@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense.h"
 #include "error.h"
 #include "ops.h"
 #include "ops_curved.h"
@@ -90,12 +91,15 @@ typedef struct {
   void (*mass)(const insdg_ops *, const insdg_block *, int, double, const double *, double *);
   void (*element_blocks)(int, const double *, const double *, double *);
   void (*element_product)(int, int, const double *, const double *, int, double *);
+  void (*mass_norms)(const insdg_ops *, int, const double *, const double *, double *);
+  int mnv;    /* vectors of OPS_VW doubles per row of op->MLp */
   int npad;   /* the padded operators' row length for this N's one-element kernels */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \
   {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
-   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, npad##n}
+   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, mass_norms##n, \
+   mnv##n, npad##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -145,6 +149,14 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
   op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
   op->MT = transpose(ref->M, Np, Np);
+  op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);   /* L L^T = M, zeros above the diagonal */
+  memcpy(op->ML, ref->M, sizeof(double) * (size_t)Np * Np);
+  INSDG_CHECK(insdg_cholesky(Np, op->ML) == 0);
+  for (int i = 0; i < Np; ++i)
+    for (int j = i + 1; j < Np; ++j) op->ML[(size_t)i * Np + j] = 0.0;
+  double *LT = transpose(op->ML, Np, Np);   /* transpose_padded(L^T): the rows of L, padded */
+  op->MLp = transpose_padded(LT, Np, Np, kernels[N].mnv * OPS_VW);
+  free(LT);
   op->invMT = transpose(ref->invM, Np, Np);
   return op;
 }
@@ -155,7 +167,7 @@ void insdg_ops_destroy(insdg_ops *op)
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
   free(op->DrTp), free(op->DsTp), free(op->LIFTTp), free(op->MTp);
-  free(op->MT), free(op->invMT);
+  free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }
 
@@ -313,6 +325,12 @@ void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const 
 {
   INSDG_CHECK(op->ref->N >= 1 && op->ref->N <= INSDG_NMAX);
   kernels[op->ref->N].element_blocks(K, B, r, z);
+}
+
+void insdg_op_mass_norms(const insdg_ops *op, int n, const double *x, const double *y, double *out)
+{
+  INSDG_CHECK(op->ref->N >= 1 && op->ref->N <= INSDG_NMAX);
+  kernels[op->ref->N].mass_norms(op, n, x, y, out);
 }
 
 void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y)

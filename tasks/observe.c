@@ -45,8 +45,7 @@ observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char
   for (int k = 0; k < NLOCAL; ++k) ob->local[k] = new_array(n);
   ob->nlocal = rank_elements(T);
   ob->prev[0] = new_array(n), ob->prev[1] = new_array(n);
-  ob->mass_L = new_array((size_t)r->Np * r->Np);
-  mass_factor(r->M, r->Np, ob->mass_L);
+  for (int k = 0; k < 4; ++k) ob->norms[k] = new_array((size_t)ob->nlocal + 1);
   if (ob->m->curved) {
     const size_t np2 = (size_t)r->Np * r->Np;
     ob->curved_L = new_array((size_t)ob->m->curved->n * np2);
@@ -67,7 +66,8 @@ void observer_destroy(observer *ob)
   free(ob->face_weight);
   for (int k = 0; k < NLOCAL; ++k) free(ob->local[k]);
   free(ob->prev[0]), free(ob->prev[1]);
-  free(ob->mass_L), free(ob->curved_L);
+  for (int k = 0; k < 4; ++k) free(ob->norms[k]);
+  free(ob->curved_L);
   free(ob);
 }
 
@@ -96,25 +96,36 @@ void observe_gradients(observer *ob)
   ob->have_gradients = 1;
 }
 
-/* x^T M_e x for element e's nodal values, M_e = J M or a curved element's own mass
-   matrix, as |R x|^2 (R^T R = M_e): half the products of M_e x */
-static double mass_norm2(const observer *ob, int e, const double *x)
+/* |L^T d|^2 = d^T M_J d of a curved element (R its mass matrix's factor), d = x - y (y NULL: x) */
+static double curved_norm2(const double *L, int Np, const double *x, const double *y)
 {
-  const insdg_mesh *m = ob->m;
-  const int Np = m->ref->Np, k = m->curved ? m->curved->index[e] : -1;
-  const double *L = k < 0 ? ob->mass_L : ob->curved_L + (size_t)k * Np * Np;
-  /* y = L^T x, row j of L (its column j of L^T) at a time, whole rows (the zeros above the
-     diagonal add nothing): every y_i a sum over j >= i in ascending order, the rows'
-     multiply-adds independent of each other (a running sum per y_i chains them) */
-  double y[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
-  for (int i = 0; i < Np; ++i) y[i] = 0.0;
+  /* y = L^T d, row j of L (its column j of L^T) at a time, whole rows (the zeros above the
+     diagonal add nothing) */
+  double d[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2], t[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
+  for (int i = 0; i < Np; ++i) d[i] = y ? x[i] - y[i] : x[i], t[i] = 0.0;
   for (int j = 0; j < Np; ++j) {
-    const double xj = x[j], *Lj = L + (size_t)j * Np;
-    for (int i = 0; i < Np; ++i) y[i] += Lj[i] * xj;
+    const double dj = d[j], *Lj = L + (size_t)j * Np;
+    for (int i = 0; i < Np; ++i) t[i] += Lj[i] * dj;
   }
   double s = 0;
-  for (int i = 0; i < Np; ++i) s += y[i] * y[i];
-  return k < 0 ? m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J] * s : s;
+  for (int i = 0; i < Np; ++i) s += t[i] * t[i];
+  return s;
+}
+
+/* out[le] = d_e^T M_e d_e for this rank's elements, d = x - y (y NULL: x), M_e = J M
+   (insdg_op_mass_norms, compiled for the degree) or a curved element's own mass matrix */
+static void mass_norms(const observer *ob, const double *x, const double *y, double *out)
+{
+  const insdg_mesh *m = ob->m;
+  const int nloc = ob->e_end - ob->e_begin, Np = m->ref->Np;
+  INSDG_CHECK(ob->T->op->ref->N == m->ref->N);
+  insdg_op_mass_norms(ob->T->op, nloc, x, y, out);
+  for (int le = 0; le < nloc; ++le) {
+    const int e = ob->e_begin + le, k = m->curved ? m->curved->index[e] : -1;
+    const size_t o = (size_t)le * Np;
+    if (k < 0) out[le] *= m->vgeo[(size_t)e * INSDG_NVGEO + INSDG_J];
+    else out[le] = curved_norm2(ob->curved_L + (size_t)k * Np * Np, Np, x + o, y ? y + o : NULL);
+  }
 }
 
 void observe_remember(observer *ob)
@@ -122,18 +133,6 @@ void observe_remember(observer *ob)
   const size_t n = (size_t)(ob->e_end - ob->e_begin) * ob->m->ref->Np;
   for (size_t i = 0; i < n; ++i) ob->prev[0][i] = ob->local[F_U][i], ob->prev[1][i] = ob->local[F_V][i];
   ob->have_prev = 1;
-}
-
-/* local element le: J (du^T M du + dv^T M dv), du, dv the change since the remembered state */
-static double element_change(const observer *ob, int le)
-{
-  const insdg_ref *r = ob->m->ref;
-  const size_t o = (size_t)le * r->Np;
-  double du[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2], dv[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
-  for (int i = 0; i < r->Np; ++i)
-    du[i] = ob->local[F_U][o + i] - ob->prev[0][o + i], dv[i] = ob->local[F_V][o + i] - ob->prev[1][o + i];
-  const int e = ob->e_begin + le;
-  return mass_norm2(ob, e, du) + mass_norm2(ob, e, dv);
 }
 
 /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||) from the sums of the squared norms; a flow at rest
@@ -144,21 +143,23 @@ static double relative_change(double change2, double norm2, double dt)
   return change2 > 0 ? INFINITY : 0;
 }
 
-/* local element le: kinetic energy, max |D u|, max |u| / h (h = min face area/length), max |u| */
-static void element_diagnostics(const observer *ob, int le, double *ke, double *maxdiv, double *speed_over_h,
-                                double *max_speed)
+/* fmax(m, x) for m not NaN (a NaN x is ignored, as fmax does), inline: fmax is a library
+   call in a loop over every node (it must order signed zeros and NaNs) */
+static inline double max_of(double m, double x) { return x > m ? x : m; }
+
+/* local element le: max |D u|, max |u| / h (h = min face area/length), max |u| */
+static void element_diagnostics(const observer *ob, int le, double *maxdiv, double *speed_over_h, double *max_speed)
 {
   const insdg_ref *r = ob->m->ref;
   const int e = ob->e_begin + le;
   const double *u = ob->local[F_U] + (size_t)le * r->Np, *v = ob->local[F_V] + (size_t)le * r->Np;
   const double *div = ob->local[F_DIV] + (size_t)le * r->Np;
-  *ke += 0.5 * (mass_norm2(ob, e, u) + mass_norm2(ob, e, v));
   double speed2 = 0, inv_h = 0;
-  for (int i = 0; i < r->Np; ++i) speed2 = fmax(speed2, u[i] * u[i] + v[i] * v[i]), *maxdiv = fmax(*maxdiv, fabs(div[i]));
+  for (int i = 0; i < r->Np; ++i) speed2 = max_of(speed2, u[i] * u[i] + v[i] * v[i]), *maxdiv = max_of(*maxdiv, fabs(div[i]));
   const double speed = sqrt(speed2);
-  for (int f = 0; f < 3; ++f) inv_h = fmax(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
-  *speed_over_h = fmax(*speed_over_h, speed * inv_h);
-  *max_speed = fmax(*max_speed, speed);
+  for (int f = 0; f < 3; ++f) inv_h = max_of(inv_h, ob->m->sgeo[((size_t)e * 3 + f) * INSDG_NSGEO + INSDG_FSCALE]);
+  *speed_over_h = max_of(*speed_over_h, speed * inv_h);
+  *max_speed = max_of(*max_speed, speed);
 }
 
 /* The force of the fluid on face f of local element le:
@@ -188,11 +189,16 @@ diagnostics observe_diagnostics(observer *ob, double dt)
   const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
   double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};   /* the last: the velocity change */
   for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)   /* the velocity data at t */
-    maxima[3] = fmax(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
+    maxima[3] = max_of(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
   maxima[3] = sqrt(maxima[3]);   /* speeds by their squares, one root: the same maximum */
+  /* the elements' squared norms of u and v, and of their change since the remembered state */
+  double *nu = ob->norms[0], *nv = ob->norms[1], *cu = ob->norms[2], *cv = ob->norms[3];
+  mass_norms(ob, ob->local[F_U], NULL, nu), mass_norms(ob, ob->local[F_V], NULL, nv);
+  if (ob->have_prev) mass_norms(ob, ob->local[F_U], ob->prev[0], cu), mass_norms(ob, ob->local[F_V], ob->prev[1], cv);
   for (int le = 0; le < ob->e_end - ob->e_begin; ++le) {
-    element_diagnostics(ob, le, &sums[0], &maxima[0], &maxima[1], &maxima[2]);
-    if (ob->have_prev) sums[1 + 2 * nforces] += element_change(ob, le);
+    sums[0] += 0.5 * (nu[le] + nv[le]);   /* the kinetic energy */
+    element_diagnostics(ob, le, &maxima[0], &maxima[1], &maxima[2]);
+    if (ob->have_prev) sums[1 + 2 * nforces] += cu[le] + cv[le];
     for (int f = 0; f < 3 && nforces; ++f) {
       const int b = ob->m->face_bnd[(ob->e_begin + le) * 3 + f];
       for (int k = 0; k < nforces; ++k)

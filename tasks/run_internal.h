@@ -110,8 +110,9 @@ typedef struct {
   double *prev[2];           /* [e_end - e_begin][Np]: u, v of the previous observed step */
   int have_prev;
   insdg_ins *ins;            /* the observed solver state (observe_fields) */
-  double *mass_L;            /* [Np][Np] lower-triangular L, L L^T = the reference mass matrix */
-  double *curved_L;          /* [curved elements][Np][Np] the same of each curved element's M_J, or NULL */
+  double *curved_L;          /* [curved elements][Np][Np] lower-triangular L, L L^T = each curved element's
+                                M_J (the affine elements': insdg_op_mass_norms), or NULL */
+  double *norms[4];          /* [nlocal] the elements' squared mass norms of u, v and of their changes */
   int have_gradients;        /* local[F_UX .. F_VY], local[F_VORT] are of the observed state */
 } observer;
 

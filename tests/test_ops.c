@@ -557,14 +557,33 @@ static void test_mass_blocks(insdg_mesh *m, insdg_ops *op, const char *label)
     }
   EXPECT(prod <= 4, "%s N=%d: element product off by %.1f ulp", label, N, prod);
   free(AT), free(xi);
+  /* insdg_op_mass_norms: d^T M d (d = x - w, and x alone) against the double sum over the
+     nodes, relative to the sum of its terms' sizes; and 1^T M 1 = the reference area, 2 */
+  double norm_err = 0, area_err = 0, *nrm = dalloc((size_t)m->K), *ones = dalloc(n);
+  for (size_t i = 0; i < n; ++i) w[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0, ones[i] = 1.0;
+  for (int with_y = 0; with_y < 2; ++with_y) {
+    insdg_op_mass_norms(op, m->K, x, with_y ? w : NULL, nrm);
+    for (int e = 0; e < m->K; ++e) {
+      double sum = 0, size = 0, d[(INSDG_NMAX + 1) * (INSDG_NMAX + 2) / 2];
+      for (int i = 0; i < Np; ++i) d[i] = x[(size_t)e * Np + i] - (with_y ? w[(size_t)e * Np + i] : 0.0);
+      for (int i = 0; i < Np; ++i)
+        for (int j = 0; j < Np; ++j) sum += d[i] * r->M[i * Np + j] * d[j], size += fabs(d[i] * r->M[i * Np + j] * d[j]);
+      norm_err = fmax(norm_err, fabs(nrm[e] - sum) / (Np * size * DBL_EPSILON));
+    }
+  }
+  insdg_op_mass_norms(op, m->K, ones, NULL, nrm);
+  for (int e = 0; e < m->K; ++e) area_err = fmax(area_err, fabs(nrm[e] - 2.0));
+  EXPECT(norm_err <= 8 && area_err < 1e-13, "%s N=%d: mass norms off by %.1f Np ulp, 1^T M 1 - 2 = %.1e", label, N,
+         norm_err, area_err);
+  free(nrm), free(ones);
   insdg_op_mass(op, b, 1, 1.0, x, w);
   insdg_op_mass(op, b, 0, 1.0, w, z);
   for (size_t i = 0; i < n; ++i) roundtrip = fmax(roundtrip, fabs(z[i] - x[i]));
   EXPECT(worst[0] <= 4 && worst[1] <= 4 && worst[2] <= 4, "%s N=%d: element products off by %.1f / %.1f / %.1f ulp", label,
          N, worst[0], worst[1], worst[2]);
   EXPECT(roundtrip < 1e-11, "%s N=%d: M (M^-1 r) - r = %.2e", label, N, roundtrip);
-  printf("mass     %-10s N=%2d  M, M^-1, blocks, product within %.1f / %.1f / %.1f / %.1f ulp; M M^-1 r - r %.1e\n", label,
-         N, worst[0], worst[1], worst[2], prod, roundtrip);
+  printf("mass     %-10s N=%2d  M, M^-1, blocks, product within %.1f / %.1f / %.1f / %.1f ulp; M M^-1 r - r %.1e; "
+         "norms %.2f Np ulp\n", label, N, worst[0], worst[1], worst[2], prod, roundtrip, norm_err);
   free(x), free(z), free(w), free(B);
   insdg_block_destroy(b);
 }
