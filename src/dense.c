@@ -2,6 +2,7 @@
 #include "dense.h"
 
 #include <math.h>
+#include <string.h>
 
 int insdg_cholesky(int n, double *a)
 {
@@ -17,5 +18,14 @@ int insdg_cholesky(int n, double *a)
       a[i * n + j] = s / d;
     }
   }
+  return 0;
+}
+
+int insdg_cholesky_lower(int n, const double *a, double *L)
+{
+  memcpy(L, a, sizeof(double) * (size_t)n * n);
+  if (insdg_cholesky(n, L)) return -1;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) L[(size_t)i * n + j] = 0.0;
   return 0;
 }

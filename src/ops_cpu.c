@@ -149,11 +149,8 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
   op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
   op->MT = transpose(ref->M, Np, Np);
-  op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);   /* L L^T = M, zeros above the diagonal */
-  memcpy(op->ML, ref->M, sizeof(double) * (size_t)Np * Np);
-  INSDG_CHECK(insdg_cholesky(Np, op->ML) == 0);
-  for (int i = 0; i < Np; ++i)
-    for (int j = i + 1; j < Np; ++j) op->ML[(size_t)i * Np + j] = 0.0;
+  op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
+  INSDG_CHECK(insdg_cholesky_lower(Np, ref->M, op->ML) == 0);
   double *LT = transpose(op->ML, Np, Np);   /* transpose_padded(L^T): the rows of L, padded */
   op->MLp = transpose_padded(LT, Np, Np, kernels[N].mnv * OPS_VW);
   free(LT);

@@ -26,15 +26,6 @@ static int rank_elements(const insdg_tasks *T)
   return n;
 }
 
-/* L, lower triangular, row-major, with L L^T = M (dense.h: the Cholesky factor), zeros above */
-static void mass_factor(const double *M, int Np, double *L)
-{
-  memcpy(L, M, sizeof(double) * (size_t)Np * Np);
-  INSDG_CHECK(insdg_cholesky(Np, L) == 0);
-  for (int i = 0; i < Np; ++i)
-    for (int j = i + 1; j < Np; ++j) L[(size_t)i * Np + j] = 0.0;
-}
-
 observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char *bc_vel)
 {
   observer *ob = insdg_calloc(1, sizeof *ob);
@@ -49,7 +40,8 @@ observer *observer_create(insdg_tasks *T, const insdg_case *c, const signed char
   if (ob->m->curved) {
     const size_t np2 = (size_t)r->Np * r->Np;
     ob->curved_L = new_array((size_t)ob->m->curved->n * np2);
-    for (int k = 0; k < ob->m->curved->n; ++k) mass_factor(ob->m->curved->M + k * np2, r->Np, ob->curved_L + k * np2);
+    for (int k = 0; k < ob->m->curved->n; ++k)
+      INSDG_CHECK(insdg_cholesky_lower(r->Np, ob->m->curved->M + k * np2, ob->curved_L + k * np2) == 0);
   }
   for (int i = 0; i < c->nforces; ++i) ob->force_bnd[i] = insdg_mesh_boundary(ob->m, c->forces[i]);
   /* the face integrand is a polynomial of degree <= N in t: exact through the face cubature */
@@ -96,7 +88,7 @@ void observe_gradients(observer *ob)
   ob->have_gradients = 1;
 }
 
-/* |L^T d|^2 = d^T M_J d of a curved element (R its mass matrix's factor), d = x - y (y NULL: x) */
+/* |L^T d|^2 = d^T M_J d of a curved element, L L^T = M_J its mass matrix, d = x - y (y NULL: x) */
 static double curved_norm2(const double *L, int Np, const double *x, const double *y)
 {
   /* y = L^T d, row j of L (its column j of L^T) at a time, whole rows (the zeros above the
