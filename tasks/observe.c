@@ -8,7 +8,6 @@
  * against [exact] and the field files come from the same local arrays.
  */
 #include <math.h>
-#include <string.h>
 #include <stdlib.h>
 
 #include "dense.h"
