@@ -7,7 +7,11 @@
  * (best of several repetitions, each long enough to be well above timer resolution)
  * and reported as GFLOP/s and GB/s beside the roofline bound
  *     bound = min(FMA peak, arithmetic intensity x stream bandwidth)
- * with peak and bandwidth measured by bench/roofline.c on this core.
+ * with peak and bandwidth measured by bench/roofline.c on this core: the header's from
+ * bench_roofline's full probes at the start; each row's from one stream-triad pass and one
+ * FMA run before each of its five timed repetitions (the best of each), so that the row's
+ * fraction compares what ran in the same minutes (this VM's bandwidth and clock drift by up
+ * to 2x over minutes; the CSV has each row's bandwidth and peak).
  *
  * Flop counts are those of the algorithm as written in ops_kernels.inc (2 per
  * multiply-add); bytes are the compulsory traffic: every field read or written once,
@@ -84,11 +88,18 @@ static void run_op(int which, bench_state *s)
   }
 }
 
-static double time_op(int which, bench_state *s, double seconds)
+/* the best of five repetitions of `seconds` of calls; before each, one pass of the roofline
+   probe (stream triad and FMA), whose best rates are the bound this operator is compared
+   with: measured in the same minutes as the operator, on a machine whose speed drifts */
+static double time_op(int which, bench_state *s, double seconds, insdg_roofline_probe *probe, double *bw, double *peak)
 {
+  *bw = *peak = 0;
   run_op(which, s);   /* warm up */
   double best = INFINITY;
   for (int rep = 0; rep < 5; ++rep) {
+    *bw = fmax(*bw, insdg_roofline_probe_stream_gbs(probe));
+    *peak = fmax(*peak, insdg_roofline_probe_fma_gflops(probe));
+    run_op(which, s);   /* the operator's data back in the caches (--in-cache) */
     int calls = 0;
     const double t0 = insdg_wtime();
     double t = t0;
@@ -150,10 +161,13 @@ int main(int argc, char **argv)
     }
     if (locality) file_mesh = in_locality_order(file_mesh);
   }
+  insdg_roofline_probe *probe = insdg_roofline_probe_create();
+  if (!probe) return 1;
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
   const double peak_ymm = insdg_roofline_fma_gflops_autovec();
   printf("# CPU: %s (one core)\n", insdg_roofline_cpu_name());
-  printf("# stream triad %.2f GB/s, FMA peak %.1f GFLOP/s (%.1f with 256-bit vectors), ridge %.2f flop/byte\n",
+  printf("# at the start: stream triad %.2f GB/s, FMA peak %.1f GFLOP/s (%.1f with 256-bit vectors), ridge %.2f "
+         "flop/byte; each row's bound: from probes run between its repetitions\n",
          bw, peak, peak_ymm, peak / bw);
   const double llc = (double)insdg_roofline_llc_bytes();
   if (file_mesh)
@@ -197,7 +211,8 @@ int main(int argc, char **argv)
     costs(N, ref->Ncub, ref->Nfcub, c);
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
-      const double t = time_op(k, &s, seconds) / m->K;
+      double bw, peak;   /* this row's roofline, measured between its repetitions */
+      const double t = time_op(k, &s, seconds, probe, &bw, &peak) / m->K;
       const double gflops = c[k].flops / t * 1e-9, gbs = c[k].bytes / t * 1e-9;
       const double ai = c[k].flops / c[k].bytes, bound = fmin(peak, ai * bw);
       printf("%2d %8d  %-18s %8.1fns %9.2f %8.2f %8.2f %9.2f %8.1f%%\n", N, m->K, c[k].name, 1e9 * t, gflops, gbs, ai,
@@ -215,6 +230,7 @@ int main(int argc, char **argv)
     if (m != file_mesh) insdg_mesh_destroy(m);
   }
   insdg_mesh_destroy(file_mesh);
+  insdg_roofline_probe_destroy(probe);
   if (csv) fclose(csv);
   return 0;
 }

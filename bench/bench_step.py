@@ -20,7 +20,11 @@ issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/squa
 Time per step: each setting runs W warm-up steps alone and W + T steps, and the step
 time is the difference of their "step" stage seconds (summary.json) over T, so that the
 start-up, the first steps and the final output are not counted; R repeats, min and
-median. A setting whose step takes over 1 s (2 ranks before issue 12) runs fewer steps and one
+median. The repeats run in rounds: round r runs every setting once before round r + 1,
+so that the settings of a round ran side by side (this VM's speed drifts by up to 2x
+over minutes; before 2026-11-28 each setting ran its repeats back to back, and a drift
+between settings went into their ratios). Each round's times are printed as it ends, and
+ms_2w, ms_2r and the bound over ms_1w round by round (with their medians) at the end. A setting whose step takes over 1 s (2 ranks before issue 12) runs fewer steps and one
 repeat, to stay within the budget (seconds per setting, default 150); the table says how
 many. Per setting also (insdg's own counters, summary.json "runtime_counters", rank 0):
 tasks inserted per step and per pressure PCG iteration and block, host waits per step,
@@ -133,15 +137,16 @@ def run_copies(args, setting, steps, outdir, copies):
     return [finish(s) for s in started]
 
 
-def measure(args, name, setting, copies=1):
-    """the setting's step time; with copies > 1, that many independent runs at the same time
-    (each copy's step time, the mean over the copies)"""
-    outdir = os.path.join(args.work, name)
-    os.makedirs(outdir, exist_ok=True)
-    load = loadavg()
-    W, T, R = args.warmup, args.steps, args.repeats
-
-    def once(steps):
+def measure_all(args, settings):
+    """each setting's step time. Round r runs every setting once (W + T steps, and W steps
+    for the difference) before round r + 1 starts, so that the settings of one round ran
+    side by side: this VM's speed drifts by up to 2x over minutes, and ratios of one round
+    (measured.ratios) compare what ran together. With copies > 1 (1wx2), that many
+    independent runs at the same time (each copy's step time, the mean over the copies)."""
+    def once(name, steps):
+        setting, copies = settings[name]
+        outdir = os.path.join(args.work, name)
+        os.makedirs(outdir, exist_ok=True)
         s = run_copies(args, setting, steps, outdir, copies)
         if copies == 1:
             return s[0]
@@ -150,39 +155,65 @@ def measure(args, name, setting, copies=1):
         m["step_seconds"] = {k: statistics.mean(x["step_seconds"][k] for x in s) for k in STAGES}
         return m
 
-    short = once(W)
-    per_step = short["stage_seconds"]["step"] / W
-    if per_step > 1.0:   # a slow setting: fewer steps, one repeat, within the budget
-        T = max(2, min(T, int(args.budget / per_step) - W))
-        R = 1
-    times, stages, diag, last = [], [], [], None
-    for r in range(R):
-        s0 = short if r == 0 else once(W)
-        s1 = once(W + T)
-        times.append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
-        stages.append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
-        diag.append(1e3 * (s1["stage_seconds"]["diagnostics"] - s0["stage_seconds"]["diagnostics"]) / T)
-        last = s1
-    med = statistics.median(times)
-    c = last["runtime_counters"]
-    it = last["mean_iterations"]
-    row = {"name": name, "ranks": setting[0], "workers": setting[1], "substeps": setting[2],
-           "blocks": last["blocks"], "K": last["K"], "steps": T, "repeats": R,
-           "ms_min": min(times), "ms_median": med,
-           "stages": {k: statistics.median(st[k] for st in stages) for k in STAGES},
-           "diag_ms": statistics.median(diag),
-           "iterations": (it["u"], it["v"], it["p"]),
-           "tasks_per_step": c["tasks_per_step"], "tasks_per_p_iteration": c["pressure_tasks_per_iteration_per_block"],
-           "waits_per_step": c["waits_per_step"], "messages_per_step": c["mpi_messages_per_step"],
-           "bytes_per_step": c["mpi_bytes_per_step"], "tests_per_step": c["mpi_tests_per_step"],
-           "collectives_per_step": c.get("mpi_collectives_per_step", 0.0),
-           "wait_ms_per_step": c.get("mpi_wait_ms_per_step", 0.0),
-           "p_iterations_per_step": it["p"], "all_iterations_per_step": it["u"] + it["v"] + it["p"],
-           "load": load, "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}}
-    print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
-          f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
-          f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; load before {load:.2f}", flush=True)
-    return row
+    W = args.warmup
+    plan, acc = {}, {}
+    for name in settings:   # the first short run sizes the setting
+        load = loadavg()
+        short = once(name, W)
+        per_step = short["stage_seconds"]["step"] / W
+        T, R = args.steps, args.repeats
+        if per_step > 1.0:   # a slow setting: fewer steps, one repeat, within the budget
+            T = max(2, min(T, int(args.budget / per_step) - W))
+            R = 1
+        plan[name] = (T, R, short)
+        acc[name] = {"times": [], "stages": [], "diag": [], "last": None, "load": load}
+    for r in range(max(R for T, R, _ in plan.values())):
+        for name in settings:
+            T, R, short = plan[name]
+            if r >= R:
+                continue
+            a = acc[name]
+            s0 = short if r == 0 else once(name, W)
+            s1 = once(name, W + T)
+            a["times"].append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
+            a["stages"].append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
+            a["diag"].append(1e3 * (s1["stage_seconds"]["diagnostics"] - s0["stage_seconds"]["diagnostics"]) / T)
+            a["last"] = s1
+        print(f"  round {r + 1}: " + ", ".join(f"{n} {acc[n]['times'][r]:.1f}" for n in settings
+                                               if len(acc[n]["times"]) > r) + " ms/step", flush=True)
+    rows = []
+    for name in settings:
+        setting, copies = settings[name]
+        T, R, _ = plan[name]
+        a = acc[name]
+        times, last = a["times"], a["last"]
+        med = statistics.median(times)
+        c = last["runtime_counters"]
+        it = last["mean_iterations"]
+        rows.append({"name": name, "ranks": setting[0], "workers": setting[1], "substeps": setting[2],
+                     "blocks": last["blocks"], "K": last["K"], "steps": T, "repeats": R, "times": times,
+                     "ms_min": min(times), "ms_median": med,
+                     "stages": {k: statistics.median(st[k] for st in a["stages"]) for k in STAGES},
+                     "diag_ms": statistics.median(a["diag"]),
+                     "iterations": (it["u"], it["v"], it["p"]),
+                     "tasks_per_step": c["tasks_per_step"], "tasks_per_p_iteration": c["pressure_tasks_per_iteration_per_block"],
+                     "waits_per_step": c["waits_per_step"], "messages_per_step": c["mpi_messages_per_step"],
+                     "bytes_per_step": c["mpi_bytes_per_step"], "tests_per_step": c["mpi_tests_per_step"],
+                     "collectives_per_step": c.get("mpi_collectives_per_step", 0.0),
+                     "wait_ms_per_step": c.get("mpi_wait_ms_per_step", 0.0),
+                     "p_iterations_per_step": it["p"], "all_iterations_per_step": it["u"] + it["v"] + it["p"],
+                     "load": a["load"], "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}})
+        print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
+              f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
+              f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; load before {a['load']:.2f}", flush=True)
+    return rows
+
+
+def round_ratios(by, name, ref="1w"):
+    """name's step time over ref's, round by round (the runs that ran side by side)"""
+    if name not in by or ref not in by:
+        return []
+    return [a / b for a, b in zip(by[name]["times"], by[ref]["times"])]
 
 
 def markdown(rows, share, cpu):
@@ -231,7 +262,7 @@ def main():
     print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
     settings = {"1w": (1, 1, 0), "2w": (1, 2, 0), "2r": (2, 1, 0), "Ns4": (1, 1, 4), "1wx2": (1, 1, 0)}
     t0 = time.time()
-    rows = [measure(args, name, settings[name], 2 if name == "1wx2" else 1) for name in args.settings]
+    rows = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
     prof = run(args, settings["1w"], args.warmup + 10, os.path.join(args.work, "profile"), profile=True)
     cpu_prof = prof["runtime"]["cpu"]
     share = 1.0 - cpu_prof["task_seconds"] / cpu_prof["worker_seconds"]
@@ -242,6 +273,10 @@ def main():
     by = {r["name"]: r for r in rows}
     get = lambda n, k: by[n][k] if n in by else float("nan")  # noqa: E731
     msgs = get("2r", "messages_per_step")
+    for name, what in (("2w", "ms_2w"), ("2r", "ms_2r"), ("1wx2", "the two-core bound x 2")):
+        rr = round_ratios(by, name)
+        if rr:
+            print(f"({what} / ms_1w round by round: {' '.join(f'{x:.2f}' for x in rr)}; median {statistics.median(rr):.2f})")
     if "1wx2" in by and "1w" in by:
         bound = get("1wx2", "ms_median") / 2
         print(f"(two-core bound: two 1-worker runs at once take {get('1wx2', 'ms_median'):.1f} ms/step each, so the "

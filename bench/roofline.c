@@ -128,45 +128,76 @@ static RL_NOINLINE void triad(size_t n, double *restrict a, const double *restri
     for (size_t i = 0; i < n; i++) a[i] = b[i] + s * c[i];
 }
 
-double insdg_roofline_stream_gbs(void)
+struct insdg_roofline_probe {
+    double *a, *b, *c;                     /* the triad's arrays, touched */
+    size_t n;
+    double s;                              /* the triad's scalar, moved each pass */
+    double (*fma)(long, double, double);   /* the FMA kernel that ran fastest */
+    long fmas_per_iter;
+};
+
+insdg_roofline_probe *insdg_roofline_probe_create(void)
 {
     const size_t bytes = insdg_roofline_stream_array_bytes();
-    const size_t n = bytes / sizeof(double);
     const size_t align = (size_t)2 << 20;
-    double *a = aligned_alloc(align, bytes);
-    double *b = aligned_alloc(align, bytes);
-    double *c = aligned_alloc(align, bytes);
-    if (!a || !b || !c) {
-        free(a);
-        free(b);
-        free(c);
+    insdg_roofline_probe *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->n = bytes / sizeof(double);
+    p->a = aligned_alloc(align, bytes);
+    p->b = aligned_alloc(align, bytes);
+    p->c = aligned_alloc(align, bytes);
+    if (!p->a || !p->b || !p->c) {
         fprintf(stderr, "roofline: cannot allocate 3 x %zu bytes\n", bytes);
-        return 0.0;
+        insdg_roofline_probe_destroy(p);
+        return NULL;
     }
     /* First touch here, so page faults are not timed. */
-    for (size_t i = 0; i < n; i++) {
-        a[i] = 0.0;
-        b[i] = 1.0 + 1e-9 * (double)(i & 1023);
-        c[i] = 2.0;
+    for (size_t i = 0; i < p->n; i++) {
+        p->a[i] = 0.0;
+        p->b[i] = 1.0 + 1e-9 * (double)(i & 1023);
+        p->c[i] = 2.0;
     }
-    double best = 1e300;
-    double s = 3.0;
-    for (int r = 0; r < RL_STREAM_REPS; r++) {
-        double t0 = insdg_wtime();
-        triad(n, a, b, c, s);
-        double t = insdg_wtime() - t0;
-        if (r > 0 && t < best) best = t; /* rep 0 is a warm-up, as in STREAM */
-        g_checksum += a[(size_t)r * 7919u % n];
-        s += 1e-3;
+    p->s = 3.0;
+    p->fma = NULL; /* chosen on the first insdg_roofline_probe_fma_gflops */
+    return p;
+}
+
+void insdg_roofline_probe_destroy(insdg_roofline_probe *p)
+{
+    if (!p) return;
+    if (p->a) {
+        double sum = 0.0;
+        for (size_t i = 0; i < p->n; i += 4096) sum += p->a[i];
+        g_checksum += sum;
     }
-    double sum = 0.0;
-    for (size_t i = 0; i < n; i += 4096) sum += a[i];
-    g_checksum += sum;
-    free(a);
-    free(b);
-    free(c);
+    free(p->a);
+    free(p->b);
+    free(p->c);
+    free(p);
+}
+
+double insdg_roofline_probe_stream_gbs(insdg_roofline_probe *p)
+{
+    double t0 = insdg_wtime();
+    triad(p->n, p->a, p->b, p->c, p->s);
+    double t = insdg_wtime() - t0;
+    g_checksum += p->a[(size_t)(p->s * 1e3) * 7919u % p->n];
+    p->s += 1e-3;
     /* 24 B/element: read b, read c, write a (STREAM convention, no write-allocate). */
-    return 24.0 * (double)n / best * 1e-9;
+    return 24.0 * (double)p->n / t * 1e-9;
+}
+
+double insdg_roofline_stream_gbs(void)
+{
+    insdg_roofline_probe *p = insdg_roofline_probe_create();
+    if (!p) return 0.0;
+    double best = 0.0;
+    for (int r = 0; r < RL_STREAM_REPS; r++) {
+        double gbs = insdg_roofline_probe_stream_gbs(p);
+        if (r > 0 && gbs > best) best = gbs; /* rep 0 is a warm-up, as in STREAM */
+    }
+    insdg_roofline_probe_destroy(p);
+    return best;
 }
 
 /* ---- FMA peak --------------------------------------------------------------------- */
@@ -287,13 +318,38 @@ double insdg_roofline_fma_gflops_vec512(void)
 #endif
 }
 
-double insdg_roofline_fma_gflops(void)
+typedef double (*rl_fma_kernel)(long, double, double);
+
+/* the fastest of the FMA probes: its rate, and (kern, per_iter) */
+static double fastest_fma(rl_fma_kernel *kern, long *per_iter)
 {
-    double a = insdg_roofline_fma_gflops_autovec();
-    double b = insdg_roofline_fma_gflops_vec512();
+    double best = best_gflops(fma_autovec, RL_FMA_NAUTO);
+    *kern = fma_autovec, *per_iter = RL_FMA_NAUTO;
+#if defined(__GNUC__)
+    double v = best_gflops(fma_vec512, RL_FMA_PER_ITER_VEC);
+    if (v > best) best = v, *kern = fma_vec512, *per_iter = RL_FMA_PER_ITER_VEC;
+#endif
 #ifdef RL_HAVE_SPLIT
     double c = best_gflops(mul_add_split, RL_FMA_PER_ITER_SPLIT);
-    if (c > b) b = c;
+    if (c > best) best = c, *kern = mul_add_split, *per_iter = RL_FMA_PER_ITER_SPLIT;
 #endif
-    return a > b ? a : b;
+    return best;
+}
+
+double insdg_roofline_fma_gflops(void)
+{
+    rl_fma_kernel kern;
+    long per_iter;
+    return fastest_fma(&kern, &per_iter);
+}
+
+double insdg_roofline_probe_fma_gflops(insdg_roofline_probe *p)
+{
+    if (!p->fma) (void)fastest_fma(&p->fma, &p->fmas_per_iter);
+    volatile double vx = 0.999999, vy = 1e-6;
+    const long iters = RL_FMA_ITERS / 20; /* ~10 ms */
+    double t0 = insdg_wtime();
+    g_checksum += p->fma(iters, vx, vy);
+    double t = insdg_wtime() - t0;
+    return 2.0 * (double)p->fmas_per_iter * (double)iters / t * 1e-9;
 }

@@ -51,6 +51,19 @@ double insdg_roofline_fma_gflops_autovec(void);
  * two ymm otherwise): the widest-vector hardware peak. */
 double insdg_roofline_fma_gflops_vec512(void);
 
+/* A probe for measuring the roofline again and again beside a benchmark (bench_ops times
+ * each operator between probe passes, so that its bound is measured in the same minutes as
+ * it: on a shared virtual machine the memory bandwidth and clock drift by up to 2x over
+ * minutes). create allocates and touches the triad's arrays (as insdg_roofline_stream_gbs);
+ * stream_gbs times one triad pass; fma_gflops times one ~10 ms run of the FMA probe that
+ * ran fastest at its first call (which measures all three, as insdg_roofline_fma_gflops).
+ * Take the best of several calls. NULL when the arrays cannot be allocated. */
+typedef struct insdg_roofline_probe insdg_roofline_probe;
+insdg_roofline_probe *insdg_roofline_probe_create(void);
+double insdg_roofline_probe_stream_gbs(insdg_roofline_probe *p);
+double insdg_roofline_probe_fma_gflops(insdg_roofline_probe *p);
+void insdg_roofline_probe_destroy(insdg_roofline_probe *p);
+
 /* Checksum of all results computed so far; print it so that nothing can be
  * optimised away. */
 double insdg_roofline_checksum(void);
