@@ -11,8 +11,11 @@ def main(path):
     rows = list(csv.DictReader(open(path)))
     if not rows:
         sys.exit(f"{path}: no rows")
-    print(f"stream triad {float(rows[0]['stream_gbs']):.2f} GB/s, "
-          f"FMA peak {float(rows[0]['peak_gflops']):.1f} GFLOP/s (one core)\n")
+    bw = [float(r["stream_gbs"]) for r in rows]
+    peak = [float(r["peak_gflops"]) for r in rows]
+    # since 2026-11-28 each row has the roofline measured between its own repetitions
+    print(f"stream triad {min(bw):.2f}-{max(bw):.2f} GB/s, FMA peak {min(peak):.1f}-{max(peak):.1f} GFLOP/s "
+          f"(one core; each row's bound from its own)\n")
     print("| N | K | operator | ns/element | GFLOP/s | GB/s | flop/byte | bound GFLOP/s | fraction |")
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
