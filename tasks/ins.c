@@ -19,7 +19,7 @@ enum { MAX_S = 3 };
 const char *const insdg_stage_names[INSDG_NSTAGES] = {"advection", "velocity", "pressure", "update"};
 
 /* ends a stage: waits for its tasks and adds the wall time since *t0 to seconds[k] */
-static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0);
+static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0, int wait);
 
 struct insdg_ins {
   insdg_tasks *T;
@@ -413,9 +413,15 @@ static void rotate(insdg_dfield **hist, int n)
   hist[0] = oldest;
 }
 
-static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0)
+/* The end of stage k of a step: its host time (from the last stage's end) and its tasks and
+   waits; with wait, after all its tasks. Inside a step the stages wait for data, not for
+   each other (tasks/README.md, "Host waits"): the next stage's tasks are queued while this
+   one's last tasks run, and a stage's time is the host's, its convergence tests included.
+   The step waits at its end (its last stage), before the host reads its fields or rewrites
+   the boundary-data arrays for the next step. */
+static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0, int wait)
 {
-  insdg_tasks_wait(ins->T);
+  if (wait) insdg_tasks_wait(ins->T);
   const double t1 = MPI_Wtime();
   st->seconds[k] += t1 - *t0;
   *t0 = t1;
@@ -519,7 +525,9 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   /* the host computes the step's boundary data while the workers run stage 1 (EXT: vector
      updates of the history, which read no host array); subcycling uses the same arrays */
   if (o->Ns == 0) step_boundary_data(ins, k, c, t1);
-  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock);
+  /* subcycled, the step's boundary data are written below, into arrays the substeps'
+     tasks read (helm_u, helm_v): those wait */
+  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock, o->Ns > 0);
   if (o->Ns > 0) step_boundary_data(ins, k, c, t1);
 
   /* P* = sigma P^n (its boundary data: gpstar) */
@@ -545,7 +553,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   }
   int ok = helmholtz(ins, rhs, xs, st->vel_iterations);
   insdg_dfield *uhh = ins->u[MAX_S - 1], *vhh = ins->v[MAX_S - 1];   /* the oldest slots hold Uhh */
-  stage_end(ins, st, INSDG_STAGE_VELOCITY, &clock);
+  stage_end(ins, st, INSDG_STAGE_VELOCITY, &clock, 0);
 
   /* 3. pressure increment: A_0 dP = J M (-(gamma/dt) D Uhh) - A_gphi(0)      (INS_TD_3_3) */
   insdg_task_divergence(o->bc_vel, ins->gu, ins->gv, uhh, vhh, ins->div);
@@ -565,7 +573,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   insdg_projection_add(ins->p_proj, &A0, ins->dp);
   st->p_iterations = pr.iterations, st->p_iteration_tasks = pr.iteration_tasks;
   ok &= pr.converged;
-  stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock);
+  stage_end(ins, st, INSDG_STAGE_PRESSURE, &clock, 0);
 
   /* 4. U^{n+1} = Uhh - (dt/gamma) G dP;  P^{n+1} = P* + dP                     (INS_TD_3_4) */
   insdg_task_gradient(o->bc_p, ins->gphi, ins->dp, ins->gx, ins->gy);
@@ -577,9 +585,9 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   if (o->pure_neumann) insdg_pcg_fix_mean(ins->T, ins->p[0]);
   memmove(ins->t_hist + 1, ins->t_hist, sizeof(double) * MAX_S);
   ins->t = t1, ins->t_hist[0] = t1, ins->steps++;
-  stage_end(ins, st, INSDG_STAGE_UPDATE, &clock);
-  advection_of_newest(ins);
-  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock);
+  stage_end(ins, st, INSDG_STAGE_UPDATE, &clock, 0);
+  advection_of_newest(ins);   /* the boundary data of t^{n+1}: written in stage 1 */
+  stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock, 1);
   st->converged = ok;
   return !ok;
 }
