@@ -161,10 +161,10 @@ int main(int argc, char **argv)
     }
     if (locality) file_mesh = in_locality_order(file_mesh);
   }
-  insdg_roofline_probe *probe = insdg_roofline_probe_create();
-  if (!probe) return 1;
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
   const double peak_ymm = insdg_roofline_fma_gflops_autovec();
+  insdg_roofline_probe *probe = insdg_roofline_probe_create();   /* after the start's: one set of arrays at a time */
+  if (!probe) return 1;
   printf("# CPU: %s (one core)\n", insdg_roofline_cpu_name());
   printf("# at the start: stream triad %.2f GB/s, FMA peak %.1f GFLOP/s (%.1f with 256-bit vectors), ridge %.2f "
          "flop/byte; each row's bound: from probes run between its repetitions\n",

@@ -18,7 +18,7 @@ enum { MAX_S = 3 };
 
 const char *const insdg_stage_names[INSDG_NSTAGES] = {"advection", "velocity", "pressure", "update"};
 
-/* ends a stage: waits for its tasks and adds the wall time since *t0 to seconds[k] */
+/* ends a stage: adds the host's time since *t0 to seconds[k]; with wait, after its tasks */
 static void stage_end(insdg_ins *ins, insdg_ins_stats *st, int k, double *t0, int wait);
 
 struct insdg_ins {
@@ -352,6 +352,9 @@ static void boundary_fields(insdg_ins *ins, double t)
 static void advection_of_newest(insdg_ins *ins)
 {
   if (ins->o.Ns > 0) return;   /* subcycling needs no N history */
+  /* In a step the arrays already hold the data of t^{n+1} (stage 1), and tasks of the step
+     may still read them: rewritten (another time), they wait for those readers first. */
+  if (!(ins->g_holds && ins->g_time == ins->t)) insdg_tasks_wait(ins->T);
   boundary_fields(ins, ins->t);
   insdg_task_advection(ins->o.bc_vel, ins->gu, ins->gv, ins->u[0], ins->v[0], ins->nu_[0], ins->nv_[0]);
 }
@@ -586,7 +589,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   memmove(ins->t_hist + 1, ins->t_hist, sizeof(double) * MAX_S);
   ins->t = t1, ins->t_hist[0] = t1, ins->steps++;
   stage_end(ins, st, INSDG_STAGE_UPDATE, &clock, 0);
-  advection_of_newest(ins);   /* the boundary data of t^{n+1}: written in stage 1 */
+  advection_of_newest(ins);
   stage_end(ins, st, INSDG_STAGE_ADVECTION, &clock, 1);
   st->converged = ok;
   return !ok;
