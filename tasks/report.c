@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run_internal.h"
+#include "sched_home.h"
 
 static const char *const stage_name[NSTAGE] = {"setup", "step", "diagnostics", "output"};
 
@@ -277,6 +278,8 @@ static void json_body(FILE *f, const run_state *r, double wall)
                      : r->p_coarse == INSDG_PMG_COARSE_AMG    ? "amg"
                                                               : "none");
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
+  fprintf(f, ",\n  \"scheduler\": "), json_string(f, insdg_runtime_scheduler());
+  fprintf(f, ",\n  \"tasks_stolen_share\": "), json_number(f, insdg_sched_home_stolen_share() >= 0 ? insdg_sched_home_stolen_share() : NAN);
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,
@@ -421,8 +424,9 @@ void print_start(const run_state *r)
   printf("insdg run: case %s (%s)\n", c->name, c->path);
   printf("  mesh %s: K = %d triangles, order N = %d (%d nodes per element), %ld degrees of freedom\n", c->mesh,
          s->mesh->K, c->order, s->ref->Np, 3L * s->mesh->K * s->ref->Np);
-  printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank", r->size, s->L->B,
-         s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers);
+  printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank, scheduler %s", r->size,
+         s->L->B, s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers,
+         insdg_runtime_scheduler());
   printf("\n");
   if (insdg_runtime_async_copies_off())
     printf("  StarPU's asynchronous host-device copies off (several ranks with GPU workers: "
