@@ -205,7 +205,8 @@ def measure_all(args, settings):
                      "load": a["load"], "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}})
         print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
               f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
-              f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; load before {a['load']:.2f}", flush=True)
+              f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; scheduler {last.get('scheduler', '?')}; "
+              f"load before {a['load']:.2f}", flush=True)
     return rows
 
 
