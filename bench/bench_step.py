@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """bench_step.py [--insdg PATH] [--steps T] [--warmup W] [--repeats R] [--budget S] [--markdown FILE]
               [--settings 1w 2w 2r Ns4] [--blocks-per-rank B] [--work DIR]
+              [--against PATH] [--env KEY=VAL ...] [--against-env KEY=VAL ...] [--pairs P]
 
 The cost of one Navier-Stokes time step and of the runtime around it (the lean-step
 issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/square.geo
@@ -40,6 +41,20 @@ functions are the kernels and halo copies). The last line is
 
 (medians; messages per step per rank on 2 ranks). No timing is asserted: this prints
 figures for docs/performance.md, with the CPU model. Needs gmsh and mpirun.
+
+Paired mode, for a change's before and after on a machine whose speed drifts:
+--against PATH (another insdg binary; by default the same one) and/or --against-env
+KEY=VAL (its environment: STARPU_SCHED=lws, ...), --env KEY=VAL for --insdg's. Each
+setting (not 1wx2) is then measured P times (--pairs, default 16) on each side, the two
+sides of a pair one after the other, in alternating order (new first in even pairs, old
+first in odd ones), each as above (W + T steps less W steps). It prints every pair, and
+per setting the median and mean of new/old over the pairs, how many pairs new won and the
+two-sided sign test's p-value (the chance of a split at least that uneven if neither
+side were faster), and the sides' medians. On the 2-vCPU VM of 2026-11-28, where single
+runs of one binary moved by 1.7x, 16 pairs resolved a 5% difference (4 blocks against 2:
+14 of 16, docs/performance.md). The last line is, per setting,
+
+  bench_step pairs: <setting> new/old=<median> new_faster=<k>/<P> p=<p>
 """
 import argparse
 import json
@@ -96,7 +111,7 @@ def write_case(path, mesh, steps, dt, substeps):
     open(path, "w").write("\n".join(out) + "\n")
 
 
-def start(args, setting, steps, outdir, profile=False, core=None):
+def start(args, setting, steps, outdir, profile=False, core=None, insdg=None, env_extra=None):
     ranks, workers, substeps = setting
     os.makedirs(outdir, exist_ok=True)
     case = os.path.join(outdir, "case.ini")
@@ -106,7 +121,8 @@ def start(args, setting, steps, outdir, profile=False, core=None):
                OMPI_MCA_rmaps_base_oversubscribe="1")
     if profile:
         env["STARPU_PROFILING"] = "1"
-    cmd = [args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]
+    env.update(env_extra or {})
+    cmd = [insdg or args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]
     if args.blocks_per_rank:
         cmd += ["--blocks", str(args.blocks_per_rank * ranks)]
     if ranks > 1:
@@ -125,8 +141,8 @@ def finish(started):
     return json.load(open(os.path.join(outdir, "out", "summary.json")))
 
 
-def run(args, setting, steps, outdir, profile=False):
-    return finish(start(args, setting, steps, outdir, profile))
+def run(args, setting, steps, outdir, profile=False, insdg=None, env_extra=None):
+    return finish(start(args, setting, steps, outdir, profile, insdg=insdg, env_extra=env_extra))
 
 
 def run_copies(args, setting, steps, outdir, copies):
@@ -210,6 +226,46 @@ def measure_all(args, settings):
     return rows
 
 
+def sign_test(k, n):
+    """two-sided p-value of a split of k against n - k pairs when each side wins a pair
+    with probability 1/2"""
+    from math import comb
+    tail = sum(comb(n, i) for i in range(min(k, n - k) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def measure_pairs(args, settings):
+    """paired mode: per setting, args.pairs pairs of (new, old) step times, alternating
+    which side runs first; a summary per setting and the last lines"""
+    sides = {"new": (args.insdg, args.env), "old": (args.against, args.against_env)}
+    W, T = args.warmup, args.steps
+    results = []
+    for name, setting in settings.items():
+        times, last = {"new": [], "old": []}, {}
+        for i in range(args.pairs):
+            for side in (("new", "old") if i % 2 == 0 else ("old", "new")):
+                insdg, env = sides[side]
+                outdir = os.path.join(args.work, "pairs", name, side)
+                s0 = run(args, setting, W, outdir, insdg=insdg, env_extra=env)
+                s1 = run(args, setting, W + T, outdir, insdg=insdg, env_extra=env)
+                times[side].append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
+                last[side] = s1
+            print(f"  {name} pair {i + 1}: new {times['new'][-1]:.2f}, old {times['old'][-1]:.2f} ms/step "
+                  f"(new/old {times['new'][-1] / times['old'][-1]:.3f})", flush=True)
+        r = [a / b for a, b in zip(times["new"], times["old"])]
+        k = sum(x < 1 for x in r)
+        p = sign_test(k, len(r))
+        c = {s: last[s]["runtime_counters"] for s in last}
+        print(f"  {name}: new/old median {statistics.median(r):.3f} (mean {statistics.mean(r):.3f}); new faster in "
+              f"{k} of {len(r)} pairs (sign test p = {p:.2g}); medians new {statistics.median(times['new']):.2f}, "
+              f"old {statistics.median(times['old']):.2f} ms/step; tasks per step new {c['new']['tasks_per_step']:.0f}, "
+              f"old {c['old']['tasks_per_step']:.0f}; scheduler new {last['new'].get('scheduler', '?')}, "
+              f"old {last['old'].get('scheduler', '?')}", flush=True)
+        results.append((name, statistics.median(r), k, len(r), p))
+    for name, med, k, n, p in results:
+        print(f"bench_step pairs: {name} new/old={med:.3f} new_faster={k}/{n} p={p:.2g}")
+
+
 def round_ratios(by, name, ref="1w"):
     """name's step time over ref's, round by round (the runs that ran side by side)"""
     if name not in by or ref not in by:
@@ -251,7 +307,16 @@ def main():
     p.add_argument("--settings", nargs="*", default=["1w", "2w", "2r", "Ns4", "1wx2"])
     p.add_argument("--markdown", help="write the table to this file too")
     p.add_argument("--blocks-per-rank", type=int, default=0, help="--blocks for insdg (default: insdg's choice)")
+    p.add_argument("--against", help="paired mode: the insdg binary to compare with (default: --insdg)")
+    p.add_argument("--env", nargs="*", default=[], metavar="KEY=VAL", help="environment of --insdg's runs")
+    p.add_argument("--against-env", nargs="*", default=[], metavar="KEY=VAL", help="paired mode: the other side's")
+    p.add_argument("--pairs", type=int, default=16, help="paired mode: pairs per setting")
     args = p.parse_args()
+    for k in ("env", "against_env"):
+        bad = [e for e in getattr(args, k) if "=" not in e or e.startswith("=")]
+        if bad:
+            p.error(f"--{k.replace('_', '-')}: {bad[0]!r} is not KEY=VAL")
+        setattr(args, k, dict(e.split("=", 1) for e in getattr(args, k)))
     args.insdg, args.work = os.path.abspath(args.insdg), os.path.abspath(args.work)
     args.dt = 6.25e-4
     os.makedirs(args.work, exist_ok=True)
@@ -260,8 +325,20 @@ def main():
         subprocess.run(["gmsh", os.path.join(ROOT, "cases/taylor_vortex/square.geo"), "-2", "-v", "0", "-format",
                         "msh41", "-setnumber", "h", "0.035", "-o", args.mesh], check=True)
     cpu = cpu_model()
-    print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
     settings = {"1w": (1, 1, 0), "2w": (1, 2, 0), "2r": (2, 1, 0), "Ns4": (1, 1, 4), "1wx2": (1, 1, 0)}
+    unknown = [n for n in args.settings if n not in settings]
+    if unknown:
+        p.error(f"--settings: unknown setting {unknown[0]!r} (1w 2w 2r Ns4 1wx2)")
+    if args.against or args.against_env:
+        args.against = os.path.abspath(args.against or args.insdg)
+        if "1wx2" in args.settings or args.pairs < 1:
+            p.error("paired mode: settings 1w 2w 2r Ns4, --pairs >= 1")
+        envs = {k: " ".join(f"{a}={b}" for a, b in getattr(args, k).items()) for k in ("env", "against_env")}
+        print(f"bench_step pairs: new {args.insdg} {envs['env']}, old {args.against} {envs['against_env']}; "
+              f"CPU {cpu}; {args.warmup} + {args.steps} steps, {args.pairs} pairs", flush=True)
+        measure_pairs(args, {n: settings[n] for n in args.settings})
+        return
+    print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
     t0 = time.time()
     rows = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
     prof = run(args, settings["1w"], args.warmup + 10, os.path.join(args.work, "profile"), profile=True)

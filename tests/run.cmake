@@ -252,6 +252,9 @@ endforeach()
 # run) against a synthetic force history with known answers
 add_test(NAME cylinder_analysis COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_cylinder_analysis.py)
 set_tests_properties(cylinder_analysis PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_cylinder_analysis: ok")
+# bench/bench_step.py's paired mode (before/after side by side) on a stand-in for insdg
+add_test(NAME bench_pairs COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_pairs.py)
+set_tests_properties(bench_pairs PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_bench_pairs: ok")
 
 # [time] start = exact: the history before t = 0 from the [exact] section, so that the
 # first step is already BDF2 (and the subcycling's Ubar quadratic). The short Taylor case
