@@ -121,7 +121,7 @@ def start(args, setting, steps, outdir, profile=False, core=None, insdg=None, en
                OMPI_MCA_rmaps_base_oversubscribe="1")
     if profile:
         env["STARPU_PROFILING"] = "1"
-    env.update(env_extra or {})
+    env.update(args.env if env_extra is None else env_extra)   # --env in every run of --insdg
     cmd = [insdg or args.insdg, "run", case, "--output", os.path.join(outdir, "out"), "--progress", "log"]
     if args.blocks_per_rank:
         cmd += ["--blocks", str(args.blocks_per_rank * ranks)]
@@ -308,7 +308,7 @@ def main():
     p.add_argument("--markdown", help="write the table to this file too")
     p.add_argument("--blocks-per-rank", type=int, default=0, help="--blocks for insdg (default: insdg's choice)")
     p.add_argument("--against", help="paired mode: the insdg binary to compare with (default: --insdg)")
-    p.add_argument("--env", nargs="*", default=[], metavar="KEY=VAL", help="environment of --insdg's runs")
+    p.add_argument("--env", nargs="*", default=[], metavar="KEY=VAL", help="environment of --insdg's runs (both modes)")
     p.add_argument("--against-env", nargs="*", default=[], metavar="KEY=VAL", help="paired mode: the other side's")
     p.add_argument("--pairs", type=int, default=16, help="paired mode: pairs per setting")
     args = p.parse_args()
