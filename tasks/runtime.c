@@ -62,6 +62,44 @@ static int my_cores(int *shared)
 
 static int starpu_started = 0;
 
+int insdg_runtime_first_of_kind(const char *keys, size_t width, int n, int r)
+{
+  for (int q = 0; q < r && q < n; ++q)
+    if (strncmp(keys + (size_t)q * width, keys + (size_t)r * width, width) == 0) return 0;
+  return 1;
+}
+
+/* starpu_init for the ranks of this node in two rounds. StarPU reads its bus calibration
+   from files named by STARPU_HOSTNAME under STARPU_HOME ($HOME by default) and, where they
+   are missing, measures and writes them in starpu_init; two ranks starting together on a
+   fresh STARPU_HOME, with the same name (both bound to one core: "<host>-1cpu"), then both
+   write the files while one of them reads, and it aborts on a half-written file
+   (check_bus_config_file / check_bus_affinity_file: 1 start in 15-20 under load, and once in
+   CI's bundle_no_gpu; tasks/README.md "Workers and cores"). So the first rank of each name
+   and STARPU_HOME starts StarPU alone, and the others once it has: they find the files
+   written. Collective over MPI_COMM_WORLD, like the rest of insdg_runtime_init_starpu. */
+static int starpu_init_in_turn(struct starpu_conf *conf)
+{
+  enum { W = 512 };
+  char key[W];
+  const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME") ? getenv("HOME") : "";
+  memset(key, 0, sizeof key);
+  snprintf(key, sizeof key, "%s|%s", getenv("STARPU_HOSTNAME") ? getenv("STARPU_HOSTNAME") : "", home);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n, r;
+  MPI_Comm_size(node, &n), MPI_Comm_rank(node, &r);
+  char *keys = insdg_malloc((size_t)n * W);
+  MPI_Allgather(key, W, MPI_CHAR, keys, W, MPI_CHAR, node);
+  const int first = insdg_runtime_first_of_kind(keys, W, n, r);
+  free(keys);
+  int status = first ? starpu_init(conf) : 0;
+  MPI_Barrier(node);
+  if (!first) status = starpu_init(conf);
+  MPI_Comm_free(&node);
+  return status;
+}
+
 /* Each worker needs a core of its own while it runs a task; a StarPU built with polling
    drivers (the GPU bundle's: StarPU 1.3's blocking drivers turn the CUDA workers' pipeline
    off) keeps every worker spinning on a core while it waits too, and StarPU-MPI's progress
@@ -180,7 +218,7 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   /* halo exchanges, reductions and the coarse solve have CPU implementations only: without
      a CPU worker their first task would find no worker */
   static const char no_cpu[] = "no CPU worker (STARPU_NCPU=0?): insdg needs at least one, beside any CUDA workers";
-  const int status = starpu_init(&conf);
+  const int status = starpu_init_in_turn(&conf);
   if (status == -ENODEV) {   /* no worker at all */
     snprintf(err, errlen, "%s", no_cpu);
     return 1;

@@ -39,6 +39,11 @@ int insdg_runtime_init(int *argc, char ***argv, const insdg_runtime_opts *opts, 
    MPI first, StarPU later. */
 int insdg_runtime_init_mpi(int *argc, char ***argv, char *err, size_t errlen);
 int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t errlen);
+/* 1 when keys[r] (n keys of `width` chars each) is the first of its kind (no equal key
+   before it): the ranks of a node that start StarPU first, before the others
+   (insdg_runtime_init_starpu: StarPU's bus files are written by the first of each
+   STARPU_HOSTNAME and STARPU_HOME, read by the rest). */
+int insdg_runtime_first_of_kind(const char *keys, size_t width, int n, int r);
 /* Wait for all tasks and shut StarPU and MPI down. */
 void insdg_runtime_shutdown(void);
 int insdg_runtime_rank(void);

@@ -39,6 +39,13 @@ set_tests_properties(demo_bad_blocks demo_too_many_blocks PROPERTIES LABELS unit
 # worker binding (tasks/runtime.h): one worker per core bound, fewer workers than cores
 # unbound (two runs side by side would otherwise share the first core). Not under
 # INSDG_MPI_ENV, which unbinds every worker; skipped (77) on one core and with a CUDA StarPU.
+# StarPU started in two rounds on a node's ranks: the first of each bus-file name alone
+add_executable(test_init_order test_init_order.c)
+target_link_libraries(test_init_order PRIVATE insdg_tasks)
+add_test(NAME init_order_3ranks COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:test_init_order>)
+set_tests_properties(init_order_3ranks PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "test_init_order: 0 failure")
+
 add_executable(test_binding test_binding.c)
 target_link_libraries(test_binding PRIVATE insdg_tasks)
 add_test(NAME binding_fewer_workers_unbound COMMAND $<TARGET_FILE:test_binding> unbound)
