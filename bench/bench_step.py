@@ -141,6 +141,11 @@ def finish(started):
     return json.load(open(os.path.join(outdir, "out", "summary.json")))
 
 
+def step_ms(s0, s1, T):
+    """ms per step of the T steps a run of W + T steps (summary s1) took beyond one of W (s0)"""
+    return 1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T
+
+
 def run(args, setting, steps, outdir, profile=False, insdg=None, env_extra=None):
     return finish(start(args, setting, steps, outdir, profile, insdg=insdg, env_extra=env_extra))
 
@@ -191,7 +196,7 @@ def measure_all(args, settings):
             a = acc[name]
             s0 = short if r == 0 else once(name, W)
             s1 = once(name, W + T)
-            a["times"].append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
+            a["times"].append(step_ms(s0, s1, T))
             a["stages"].append({k: 1e3 * (s1["step_seconds"][k] - s0["step_seconds"][k]) / T for k in STAGES})
             a["diag"].append(1e3 * (s1["stage_seconds"]["diagnostics"] - s0["stage_seconds"]["diagnostics"]) / T)
             a["last"] = s1
@@ -248,7 +253,7 @@ def measure_pairs(args, settings):
                 outdir = os.path.join(args.work, "pairs", name, side)
                 s0 = run(args, setting, W, outdir, insdg=insdg, env_extra=env)
                 s1 = run(args, setting, W + T, outdir, insdg=insdg, env_extra=env)
-                times[side].append(1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T)
+                times[side].append(step_ms(s0, s1, T))
                 last[side] = s1
             print(f"  {name} pair {i + 1}: new {times['new'][-1]:.2f}, old {times['old'][-1]:.2f} ms/step "
                   f"(new/old {times['new'][-1] / times['old'][-1]:.3f})", flush=True)

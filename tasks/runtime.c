@@ -26,19 +26,16 @@ static double comm_token_mem;
    that have the same mask (mpirun without binding gives every rank the whole node):
    rank i of s such ranks takes the i-th share. Returns the share's size (*shared: s > 1)
    and restricts this process (and so its worker threads) to it unless workers are not
-   to be bound. */
-static int my_cores(int *shared)
+   to be bound. node: the ranks of this node. */
+static int my_cores(MPI_Comm node, int *shared)
 {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine)) return 0;
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int nlocal, lrank;
   MPI_Comm_size(node, &nlocal), MPI_Comm_rank(node, &lrank);
   cpu_set_t *all = insdg_malloc(sizeof(cpu_set_t) * (size_t)nlocal);
   MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
-  MPI_Comm_free(&node);
   int share = 0, index = 0;
   for (int r = 0; r < nlocal; ++r)
     if (CPU_EQUAL(&all[r], &mine)) index += r < lrank, ++share;
@@ -77,16 +74,14 @@ int insdg_runtime_first_of_kind(const char *keys, size_t width, int n, int r)
    (check_bus_config_file / check_bus_affinity_file: 1 start in 15-20 under load, and once in
    CI's bundle_no_gpu; tasks/README.md "Workers and cores"). So the first rank of each name
    and STARPU_HOME starts StarPU alone, and the others once it has: they find the files
-   written. Collective over MPI_COMM_WORLD, like the rest of insdg_runtime_init_starpu. */
-static int starpu_init_in_turn(struct starpu_conf *conf)
+   written. node: the ranks of this node (collective over them). */
+static int starpu_init_in_turn(struct starpu_conf *conf, MPI_Comm node)
 {
   enum { W = 512 };
   char key[W];
   const char *home = getenv("STARPU_HOME") ? getenv("STARPU_HOME") : getenv("HOME") ? getenv("HOME") : "";
   memset(key, 0, sizeof key);
   snprintf(key, sizeof key, "%s|%s", getenv("STARPU_HOSTNAME") ? getenv("STARPU_HOSTNAME") : "", home);
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int n, r;
   MPI_Comm_size(node, &n), MPI_Comm_rank(node, &r);
   char *keys = insdg_malloc((size_t)n * W);
@@ -96,7 +91,6 @@ static int starpu_init_in_turn(struct starpu_conf *conf)
   int status = first ? starpu_init(conf) : 0;
   MPI_Barrier(node);
   if (!first) status = starpu_init(conf);
-  MPI_Comm_free(&node);
   return status;
 }
 
@@ -156,7 +150,9 @@ int insdg_runtime_init_mpi(int *argc, char ***argv, char *err, size_t errlen)
 int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t errlen)
 {
   int shared = 0;
-  const int cores = my_cores(&shared);
+  MPI_Comm node;   /* the ranks of this node: they share its cores and StarPU's files */
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  const int cores = my_cores(node, &shared);
   /* StarPU restricts its topology to the process's binding (after my_cores: the share) */
   setenv("STARPU_WORKERS_GETBIND", "1", 0);
   /* StarPU calibrates the bus for that topology and keeps the result in files named by the
@@ -218,7 +214,8 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   /* halo exchanges, reductions and the coarse solve have CPU implementations only: without
      a CPU worker their first task would find no worker */
   static const char no_cpu[] = "no CPU worker (STARPU_NCPU=0?): insdg needs at least one, beside any CUDA workers";
-  const int status = starpu_init_in_turn(&conf);
+  const int status = starpu_init_in_turn(&conf, node);
+  MPI_Comm_free(&node);
   if (status == -ENODEV) {   /* no worker at all */
     snprintf(err, errlen, "%s", no_cpu);
     return 1;
