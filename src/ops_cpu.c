@@ -2,6 +2,7 @@
  * dispatch on the block's degree; build the transposed operator copies they read.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,12 +95,13 @@ typedef struct {
   void (*mass_norms)(const insdg_ops *, int, const double *, const double *, double *);
   int mnv;    /* vectors of OPS_VW doubles per row of op->MLp */
   int npad;   /* the padded operators' row length for this N's one-element kernels */
+  int grouped;   /* the kernels run on element groups (ops_group.inc) */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \
   {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
    divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, mass_norms##n, \
-   mnv##n, npad##n}
+   mnv##n, npad##n, grouped##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -108,6 +110,12 @@ static const kernel_table *table_for(const insdg_ops *op, const insdg_block *b)
 {
   INSDG_CHECK(b->N == op->ref->N && b->N >= 1 && b->N <= INSDG_NMAX);
   return &kernels[b->N];
+}
+
+int insdg_ops_cpu_grouped(int N)
+{
+  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
+  return kernels[N].grouped;
 }
 
 static double *transpose(const double *A, int rows, int cols)
