@@ -24,9 +24,10 @@
  * on a CPU mostly come from cache, so for a memory-bound row that bound is below what the
  * kernel can reach (fractions above 100%). "strict" is the fraction of the compulsory-traffic
  * bound, the same bytes less the exterior values: every field crosses the memory bus once, a
- * true upper bound. Before 2026-11-29 the groups' G and SIPDG flops were counted with two lifts
- * (fractions 10-15% too high at N = 8), and G's and D's bytes had boundary data on every face
- * and the face map once per field; docs/performance.md, "The roofline's counts".
+ * true upper bound. Before 2026-11-29 the groups' G and SIPDG flops were counted with two
+ * lifts (G's fractions 18-20% and SIPDG's 9% too high at N = 6..8), and G's and D's bytes had
+ * boundary data on every face and the face map once per field; docs/performance.md, "The
+ * roofline's counts".
  *
  * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
  *                  [--seconds S] [--mesh FILE.msh]

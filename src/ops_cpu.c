@@ -2,7 +2,6 @@
  * dispatch on the block's degree; build the transposed operator copies they read.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
