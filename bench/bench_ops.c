@@ -25,7 +25,7 @@
  * kernel can reach (fractions above 100%). "strict" is the fraction of the compulsory-traffic
  * bound, the same bytes less the exterior values: every field crosses the memory bus once, a
  * true upper bound. Before 2026-11-29 the groups' G and SIPDG flops were counted with two
- * lifts (G's fractions 18-20% and SIPDG's 9% too high at N = 6..8), and G's and D's bytes had
+ * lifts (G's flops 19-21% and SIPDG's 9% too many at N = 6..8), and G's and D's bytes had
  * boundary data on every face and the face map once per field; docs/performance.md, "The
  * roofline's counts".
  *
@@ -78,7 +78,7 @@ static void costs(int N, int nc, int nfc, int grouped, op_cost c[6])
   const double map = 3 * Nfp * 4;             /* the face map, read once per element */
   const double ext = 3 * Nfp * 8;             /* one field's exterior values */
   const double geo = 8 * INSDG_NVGEO + 8 * 3 * INSDG_NSGEO;
-  const double g_lift = grouped ? 6 * Np * Nfp + 10 * Np + 3 * 3 * Nfp : 12 * Np * Nfp + 7 * 3 * Nfp;
+  const double g_lift = grouped ? 6 * Np * Nfp + 10 * Np + 3 * Nfp : 12 * Np * Nfp + 7 * 3 * Nfp;
   const double a_lift = grouped ? 6 * Np * Nfp + 10 * Np : 12 * Np * Nfp + 2 * 3 * Nfp;
   const double lg = 8 * Np + 16 * Np + 8 * INSDG_NVGEO;
   const double gb = 8 * Np + map + 3 + geo + 16 * Np, db = 16 * Np + map + 3 + geo + 8 * Np;
