@@ -207,7 +207,9 @@ int main(int argc, char **argv)
   {
     int g0 = 0;   /* the degrees on element groups: N >= g0 (insdg_ops_cpu_grouped) */
     for (int N = INSDG_NMAX; N >= 1 && insdg_ops_cpu_grouped(N); --N) g0 = N;
-    if (g0) printf("# kernels: one element (or tiles) for N < %d, groups of elements for N >= %d; flops of each\n", g0, g0);
+    if (g0)
+      printf("# kernels: one element (or tiles) for N < %d, groups of %d elements for N >= %d; flops of each\n", g0,
+             insdg_ops_cpu_grouped(g0), g0);
     else printf("# kernels: one element (or tiles) for every N; flops of each\n");
   }
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",

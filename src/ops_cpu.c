@@ -94,7 +94,7 @@ typedef struct {
   void (*mass_norms)(const insdg_ops *, int, const double *, const double *, double *);
   int mnv;    /* vectors of OPS_VW doubles per row of op->MLp */
   int npad;   /* the padded operators' row length for this N's one-element kernels */
-  int grouped;   /* the kernels run on element groups (ops_group.inc) */
+  int grouped;   /* elements per group where the kernels run on groups (ops_group.inc), else 0 */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \

@@ -607,6 +607,12 @@ int main(int argc, char **argv)
     return 77;
   }
 #endif
+#ifdef OPS_GROUP_GE   /* a variant built for groups of OPS_GROUP_GE elements runs them */
+  if (insdg_ops_cpu_grouped(6) != OPS_GROUP_GE) {
+    fprintf(stderr, "FAIL: groups of %d elements at N = 6, built for %d\n", insdg_ops_cpu_grouped(6), OPS_GROUP_GE);
+    return 1;
+  }
+#endif
   char path[1024], err[INSDG_ERRMSG_LEN];
   snprintf(path, sizeof path, "%s/hole41.msh", argv[1]);
   insdg_mesh *hole;
