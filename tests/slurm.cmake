@@ -3,6 +3,14 @@
 # USR1 bitwise equal to an uninterrupted run, a finished case not resubmitted, a failure
 # ending the chain. Skipped (77) without Slurm (tools/install-deps.sh --slurm; CI installs
 # it). Label slurm; serial: the one node's 2 CPUs go to one job at a time.
+# The chain's case: the short Taylor case for 3000 steps (checkpoints every 500). Slurm's
+# signal path (scancel -> slurmctld -> slurmd -> the script's trap -> mpirun -> ranks) took
+# more than the 0.75 s a 300-step case left on a fast CI machine, which finished first; 3000
+# steps leave it seconds.
+string(REPLACE "final_time = 3\n" "final_time = 30\n" _chain_text "${_sig_text}")
+string(REPLACE "interval = 1\n" "interval = 5\n" _chain_text "${_chain_text}")
+string(REPLACE "checkpoint_interval_steps = 100" "checkpoint_interval_steps = 500" _chain_text "${_chain_text}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/cases/run_slurm_chain.ini "${_chain_text}")
 add_test(NAME slurm_cpu_jobs COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_slurm.py
          $<TARGET_FILE:insdg> ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/slurm_work)
 set_tests_properties(slurm_cpu_jobs PROPERTIES LABELS slurm TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
