@@ -125,15 +125,27 @@ static double *transpose(const double *A, int rows, int cols)
   return T;
 }
 
-/* the transpose of the m x n matrix A with its rows zero-padded to npad >= m:
-   T[j][i] = A[i][j] for i < m, 0 for m <= i < npad (j < n); 64-byte aligned */
-static double *transpose_padded(const double *A, int m, int n, int npad)
+/* T[j][i] = A[i][j] for i < m, 0 for m <= i < npad (j < n): the transpose of the m x n
+   matrix A with its rows zero-padded to npad >= m */
+static void fill_transpose_padded(const double *A, int m, int n, int npad, double *T)
 {
-  void *p = NULL;
-  INSDG_CHECK(npad >= m && posix_memalign(&p, 64, sizeof(double) * (size_t)n * npad) == 0);
-  double *T = p;
+  INSDG_CHECK(npad >= m);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < npad; ++i) T[(size_t)j * npad + i] = i < m ? A[(size_t)i * n + j] : 0.0;
+}
+
+/* n rows of npad doubles, 64-byte aligned */
+static double *alloc_rows(int n, int npad)
+{
+  void *p = NULL;
+  INSDG_CHECK(posix_memalign(&p, 64, sizeof(double) * (size_t)n * npad) == 0);
+  return p;
+}
+
+static double *transpose_padded(const double *A, int m, int n, int npad)
+{
+  double *T = alloc_rows(n, npad);
+  fill_transpose_padded(A, m, n, npad, T);
   return T;
 }
 
@@ -151,9 +163,14 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
   op->npad = kernels[N].npad;
-  op->DrTp = transpose_padded(ref->Dr, Np, Np, op->npad);
-  op->DsTp = transpose_padded(ref->Ds, Np, Np, op->npad);
-  op->LIFTTp = transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad);
+  /* DrTp, DsTp and LIFTTp one after the other: the one-element D applies them as one
+     matrix of 2 Np + 3 Nfp rows (ops_kernels.inc, elem_divergence) */
+  op->DrTp = alloc_rows(2 * Np + 3 * ref->Nfp, op->npad);
+  op->DsTp = op->DrTp + (size_t)Np * op->npad;
+  op->LIFTTp = op->DsTp + (size_t)Np * op->npad;
+  fill_transpose_padded(ref->Dr, Np, Np, op->npad, op->DrTp);
+  fill_transpose_padded(ref->Ds, Np, Np, op->npad, op->DsTp);
+  fill_transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad, op->LIFTTp);
   op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
   op->MT = transpose(ref->M, Np, Np);
   op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
@@ -170,7 +187,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->DsTp), free(op->LIFTTp), free(op->MTp);
+  free(op->DrTp), free(op->MTp);   /* DsTp and LIFTTp are in DrTp's allocation */
   free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }
