@@ -46,7 +46,9 @@ typedef struct insdg_ops {
   double *cub_LIFTT;       /* [3Nfcub][Np] */
   /* for the one-element CPU kernels (N <= 6 or 7, OPS_TILES_* in ops_kernels.inc): DrT, DsT,
      LIFTT and M with rows zero-padded from Np to npad (Np rounded up to that N's vector
-     width, KVW in ops_kernels.inc), 64-byte aligned */
+     width, KVW in ops_kernels.inc), 64-byte aligned; DrTp, DsTp and LIFTTp one allocation,
+     in that order (DsTp = DrTp + Np npad, LIFTTp = DsTp + Np npad): D at low N applies the
+     three as one matrix */
   int npad;
   double *DrTp, *DsTp, *LIFTTp, *MTp;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */

@@ -164,7 +164,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
   op->npad = kernels[N].npad;
   /* DrTp, DsTp and LIFTTp one after the other: the one-element D applies them as one
-     matrix of 2 Np + 3 Nfp rows (ops_kernels.inc, elem_divergence) */
+     matrix of 2 Np + 3 Nfp rows (ops_kernels.inc, divergence, OPS_ONE_CHAIN) */
   op->DrTp = alloc_rows(2 * Np + 3 * ref->Nfp, op->npad);
   op->DsTp = op->DrTp + (size_t)Np * op->npad;
   op->LIFTTp = op->DsTp + (size_t)Np * op->npad;
