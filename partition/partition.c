@@ -421,21 +421,45 @@ void insdg_layout_destroy(insdg_layout *L)
   free(L);
 }
 
+static int cmp_idx(const void *a, const void *b)
+{
+  const idx_t x = *(const idx_t *)a, y = *(const idx_t *)b;
+  return (x > y) - (x < y);
+}
+
 void insdg_partition_nd_order(int n, const int *row_ptr, const int *col, int *perm)
 {
   if (n <= 2) {   /* nothing to reorder (and METIS wants a graph) */
     for (int k = 0; k < n; ++k) perm[k] = k;
     return;
   }
-  csr_graph g = {n, insdg_malloc(sizeof(idx_t) * ((size_t)n + 1)),
-                 insdg_malloc(sizeof(idx_t) * (size_t)(row_ptr[n] > 0 ? row_ptr[n] : 1))};
-  idx_t *mperm = insdg_malloc(sizeof(idx_t) * (size_t)n), *iperm = insdg_malloc(sizeof(idx_t) * (size_t)n);
-  g.xadj[0] = 0;
-  for (int i = 0; i < n; ++i) {   /* the matrix's graph without self loops */
-    g.xadj[i + 1] = g.xadj[i];
+  /* The graph of A + A^T without self loops: METIS_NodeND needs a symmetric graph (given an
+     asymmetric one, Debian's METIS 5.1 can refine forever), and the pattern of a matrix
+     that is symmetric up to round-off need not be -- an entry that cancels to an exact
+     zero on one side only is squeezed out there (assemble.c). Each (i, j) goes into rows
+     i and j, then every row is sorted and its repeats dropped. */
+  const size_t nnz = (size_t)row_ptr[n];
+  csr_graph g = {n, insdg_calloc((size_t)n + 1, sizeof(idx_t)), insdg_malloc(sizeof(idx_t) * (2 * nnz + 1))};
+  idx_t *fill = insdg_malloc(sizeof(idx_t) * (size_t)n);
+  for (int i = 0; i < n; ++i)
     for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-      if (col[k] != i) g.adjncy[g.xadj[i + 1]++] = col[k];
+      if (col[k] != i) g.xadj[i + 1]++, g.xadj[col[k] + 1]++;
+  for (int i = 0; i < n; ++i) g.xadj[i + 1] += g.xadj[i], fill[i] = g.xadj[i];
+  for (int i = 0; i < n; ++i)
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      if (col[k] != i) g.adjncy[fill[i]++] = col[k], g.adjncy[fill[col[k]]++] = i;
+  idx_t m = 0;
+  for (int i = 0; i < n; ++i) {   /* sort each row, drop its repeats, compact in place */
+    idx_t *row = g.adjncy + g.xadj[i];
+    const idx_t len = g.xadj[i + 1] - g.xadj[i];
+    qsort(row, (size_t)len, sizeof(idx_t), cmp_idx);
+    g.xadj[i] = m;
+    for (idx_t q = 0; q < len; ++q)
+      if (q == 0 || row[q] != row[q - 1]) g.adjncy[m++] = row[q];
   }
+  g.xadj[n] = m;
+  free(fill);
+  idx_t *mperm = insdg_malloc(sizeof(idx_t) * (size_t)n), *iperm = insdg_malloc(sizeof(idx_t) * (size_t)n);
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = PARTITION_SEED;

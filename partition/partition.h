@@ -68,10 +68,10 @@ void insdg_layout_destroy(insdg_layout *L);
    each once. Deterministic. */
 void insdg_mesh_locality_order(const insdg_mesh *m, int *order);
 
-/* A fill-reducing order of a symmetric sparse matrix's graph (n rows, CSR row_ptr/col, the
-   diagonal and either triangle's duplicates allowed): METIS's nested dissection
-   (METIS_NodeND, fixed seed). perm[k]: the row placed k-th. Deterministic. For
-   insdg_spchol_factor (spchol.h). */
+/* A fill-reducing order of a sparse matrix's graph (n rows, CSR row_ptr/col; the diagonal
+   and repeats allowed; the pattern need not be symmetric: the graph taken is that of
+   A + A^T): METIS's nested dissection (METIS_NodeND, fixed seed). perm[k]: the row placed
+   k-th. Deterministic. For insdg_spchol_factor (spchol.h). */
 void insdg_partition_nd_order(int n, const int *row_ptr, const int *col, int *perm);
 
 /* A copy of m with element e of the copy = element old_elem[e] of m (neighbours, faces

@@ -549,6 +549,27 @@ static void test_spchol(void)
     free(seen), free(perm);
     insdg_csr_destroy(A);
   }
+  {   /* an asymmetric pattern (a third of the upper triangle's entries squeezed out, as
+         round-off can do to a symmetric matrix: assemble.c) is ordered as its A + A^T */
+    insdg_csr *A = grid_laplacian(30, 20, 1, 0, 5u);
+    const int n = A->nrows;
+    double *dense = dalloc((size_t)n * n);
+    insdg_csr_to_dense(A, dense);
+    int dropped = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (dense[(size_t)i * n + j] != 0.0 && (i + j) % 3 == 0) dense[(size_t)i * n + j] = 0.0, ++dropped;
+    insdg_csr *U = insdg_csr_from_dense(n, n, dense);
+    int *perm = insdg_malloc(sizeof(int) * (size_t)n), *permu = insdg_malloc(sizeof(int) * (size_t)n);
+    insdg_partition_nd_order(n, A->row_ptr, A->col, perm);
+    insdg_partition_nd_order(n, U->row_ptr, U->col, permu);
+    printf("spchol: nested dissection of the 30x20 grid with %d of its upper entries dropped\n", dropped);
+    EXPECT(dropped > 100, "spchol: only %d entries dropped", dropped);
+    EXPECT(!memcmp(perm, permu, sizeof(int) * (size_t)n),
+           "spchol: the order of an asymmetric pattern differs from that of its symmetric A + A^T");
+    free(perm), free(permu), free(dense);
+    insdg_csr_destroy(U), insdg_csr_destroy(A);
+  }
   insdg_csr *S = grid_laplacian(12, 9, 1, 1, 3u);   /* rows sum to zero: singular */
   EXPECT(insdg_spchol_factor(S, NULL, (size_t)1 << 30) == NULL, "spchol: the singular Neumann Laplacian accepted");
   insdg_csr_destroy(S);
