@@ -153,6 +153,8 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
 {
   const int N = ref->N, Np = ref->Np;
   INSDG_CHECK(ref->Ncub == ((3 * N + 2) / 2) * ((3 * N + 2) / 2) && ref->Nfcub == (3 * N + 2) / 2);
+  for (int n = 0; n < 3 * ref->Nfp; ++n)   /* the kernels' face nodes are ref's (ops_face_node) */
+    INSDG_CHECK(ops_face_node(N, n) == ref->face_nodes[n]);
   insdg_ops *op = insdg_calloc(1, sizeof *op);
   op->ref = ref;
   op->DrT = transpose(ref->Dr, Np, Np);
