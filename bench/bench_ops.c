@@ -30,7 +30,7 @@
  * roofline's counts".
  *
  * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
- *                  [--seconds S] [--mesh FILE.msh]
+ *                  [--seconds S] [--mesh FILE.msh] [--order file|locality] [--lambda L]
  * LIST: comma-separated operator numbers in table order (0 local gradient, 1 G, 2 D, 3 SIPDG,
  * 4 advection volume, 5 advection surface); all by default.
  * --in-cache: K = --kmin elements, not 4x the last-level cache (with a small --kmin, the
@@ -42,6 +42,8 @@
  * --order locality (the default): the elements in the order insdg run gives a block's
  * elements (insdg_mesh_locality_order, partition.h); --order file: in the rectangle's
  * row-by-row order, or the file's.
+ * --lambda L: SIPDG's lambda (1 by default, the velocity's Helmholtz form; 0: the pressure's
+ * Poisson form, whose kernel skips the mass matrix's product on lambda u, counted without it).
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,11 +69,13 @@ typedef struct {
      fs ny [p] / 2: 7 per face node) and two lift products (12 NP NFP). Grouped kernels
      (insdg_ops_cpu_grouped): the jumps alone (1 per face node), one lift product per face
      (6 NP NFP) and the weighted sums of the three faces' lifts (10 NP).
-   - SIPDG: Dr, Ds, M (6 NP^2) and the lift of s (6 NP NFP); per face node the jumps of u, ux,
-     uy (3), the lift weights of [u] (2, one-element and tile kernels), s (11); per node
-     q (8), w (4) and J (1); the lift of (fs/2) n [u]: two products (12 NP NFP), or grouped
-     one per face plus the sums (6 NP NFP + 10 NP). */
-static void costs(int N, int nc, int nfc, int grouped, op_cost c[6])
+   - SIPDG: M, M Dr, M Ds (6 NP^2; without M, 4 NP^2, when lambda = 0) and M LIFT (6 NP NFP) in
+     one product (since 2026-12-02; before, Dr, Ds, LIFT, then M: the same count, and w's sums
+     4 per node where lambda u is 1 now); per face node the jumps of u, ux, uy (3), the lift
+     weights of [u] (2, one-element and tile kernels), s (11); per node q (8), lambda u (1,
+     not when lambda = 0) and J (1); the lift of (fs/2) n [u]: two products (12 NP NFP), or
+     grouped one per face plus the sums (6 NP NFP + 10 NP). */
+static void costs(int N, int nc, int nfc, int grouped, int lambda0, op_cost c[6])
 {
   const double Np = (N + 1) * (N + 2) / 2.0, Nfp = N + 1, Nc = nc, Nfc = nfc;
   const double trace = 3 * Nfp * (8 + 4);     /* exterior value + its face-map entry (advection) */
@@ -86,7 +90,8 @@ static void costs(int N, int nc, int nfc, int grouped, op_cost c[6])
   c[0] = (op_cost){"local gradient", 4 * Np * Np + 6 * Np, lg, lg};
   c[1] = (op_cost){"gradient G", 4 * Np * Np + 6 * Np + g_lift, gb + ext, gb};
   c[2] = (op_cost){"divergence D", 4 * Np * Np + 6 * Np + 6 * Np * Nfp + 24 * Nfp, db + 2 * ext, db};
-  c[3] = (op_cost){"SIPDG A", 6 * Np * Np + 6 * Np * Nfp + a_lift + 13 * Np + 14 * 3 * Nfp, ab + 3 * ext, ab};
+  c[3] = lambda0 ? (op_cost){"SIPDG A (Poisson)", 4 * Np * Np + 6 * Np * Nfp + a_lift + 9 * Np + 14 * 3 * Nfp, ab + 3 * ext, ab}
+                  : (op_cost){"SIPDG A", 6 * Np * Np + 6 * Np * Nfp + a_lift + 10 * Np + 14 * 3 * Nfp, ab + 3 * ext, ab};
   /* the advection kernels' bytes as counted since 2026-11-24: the face map per field and the
      boundary data on every face (not revised; not in the lean-step issue's kernel target) */
   const double avb = 32 * Np + 8 * INSDG_NVGEO + 16 * Np, asb = 4 * trace + 4 * 8 * 3 * Nfp + 3 + geo + 32 * Np;
@@ -100,6 +105,7 @@ typedef struct {
   const signed char *bc;
   double *f[8];
   const double *g;
+  double lambda;   /* SIPDG's */
 } bench_state;
 
 static void run_op(int which, bench_state *s)
@@ -109,7 +115,7 @@ static void run_op(int which, bench_state *s)
     case 0: insdg_op_local_gradient(s->op, s->b, s->f[0], s->f[4], s->f[5]); break;
     case 1: insdg_op_gradient(s->op, s->b, s->bc, s->g, s->f[0], NULL, s->f[4], s->f[5]); break;
     case 2: insdg_op_divergence(s->op, s->b, s->bc, &U, s->f[4]); break;
-    case 3: insdg_op_sipdg(s->op, s->b, s->bc, 1.0, s->f[0], s->f[2], s->f[3], NULL, NULL, NULL, s->f[4]); break;
+    case 3: insdg_op_sipdg(s->op, s->b, s->bc, s->lambda, s->f[0], s->f[2], s->f[3], NULL, NULL, NULL, s->f[4]); break;
     case 4: insdg_op_adv_volume(s->op, s->b, s->f[0], s->f[1], s->f[2], s->f[3], s->f[4], s->f[5]); break;
     case 5: insdg_op_adv_surface(s->op, s->b, s->bc, 1.0, &U, &U, s->f[4], s->f[5]); break;
   }
@@ -150,7 +156,7 @@ static insdg_mesh *in_locality_order(insdg_mesh *m)
 int main(int argc, char **argv)
 {
   int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0, locality = 1;
-  double seconds = 0.05;
+  double seconds = 0.05, lambda = 1.0;
   const char *csv_path = NULL, *mesh_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
@@ -164,18 +170,21 @@ int main(int argc, char **argv)
              (!strcmp(argv[i + 1], "file") || !strcmp(argv[i + 1], "locality")))
       locality = !strcmp(argv[++i], "locality");
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
       for (const char *p = argv[++i]; *p; ++p)
         if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
     } else {
       fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
-                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh] [--order file|locality]\n");
+                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh] [--order file|locality] [--lambda L]\n");
       return 2;
     }
   }
-  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX || !(seconds > 0 && seconds <= 60)) {
-    fprintf(stderr, "bench_ops: --kmin must be >= 2, 1 <= --nmin <= --nmax <= %d and 0 < --seconds <= 60\n",
+  if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX || !(seconds > 0 && seconds <= 60) ||
+      !(lambda >= 0 && lambda < INFINITY)) {
+    fprintf(stderr,
+            "bench_ops: --kmin must be >= 2, 1 <= --nmin <= --nmax <= %d, 0 < --seconds <= 60 and --lambda >= 0\n",
             INSDG_NMAX);
     return 2;
   }
@@ -232,7 +241,7 @@ int main(int argc, char **argv)
     insdg_ops *op = insdg_ops_create(ref);
     insdg_block *b = insdg_block_create(m, 0, m->K);
     const size_t n = (size_t)m->K * ref->Np, nf = (size_t)m->K * 3 * ref->Nfp;
-    bench_state s = {op, b, NULL, {0}, NULL};
+    bench_state s = {op, b, NULL, {0}, NULL, lambda};
     signed char codes[INSDG_MAX_BOUNDARIES], *bc = insdg_malloc(3 * (size_t)m->K);
     for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = INSDG_BC_DIRICHLET;
     insdg_block_bc_codes(b, codes, bc);
@@ -244,7 +253,7 @@ int main(int argc, char **argv)
     double *g = insdg_calloc(nf, sizeof(double));
     s.g = g;
     op_cost c[6];
-    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_grouped(N), c);
+    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_grouped(N), lambda == 0.0, c);
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
       double bw, peak;   /* this row's roofline, measured between its repetitions */

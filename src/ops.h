@@ -44,13 +44,18 @@ typedef struct insdg_ops {
   double *cub_interpT;     /* [Np][Ncub] */
   double *cub_PrT, *cub_PsT;  /* [Ncub][Np] */
   double *cub_LIFTT;       /* [3Nfcub][Np] */
-  /* for the one-element CPU kernels (N <= 6 or 7, OPS_TILES_* in ops_kernels.inc): DrT, DsT,
-     LIFTT and M with rows zero-padded from Np to npad (Np rounded up to that N's vector
-     width, KVW in ops_kernels.inc), 64-byte aligned; DrTp, DsTp and LIFTTp one allocation,
-     in that order (DsTp = DrTp + Np npad, LIFTTp = DsTp + Np npad): D at low N applies the
+  /* for the one-element CPU kernels (N <= 6 or 7, OPS_TILES_* in ops_kernels.inc) and the
+     element groups: DrT, DsT and LIFTT with rows zero-padded from Np to npad (Np rounded up
+     to that N's vector width, KVW in ops_kernels.inc), 64-byte aligned; DrTp, DsTp and
+     LIFTTp one allocation, in that order (DsTp = DrTp + Np npad, LIFTTp = DsTp + Np npad): D at low N applies the
      three as one matrix */
   int npad;
-  double *DrTp, *DsTp, *LIFTTp, *MTp;
+  double *DrTp, *DsTp, *LIFTTp;
+  /* SIPDG's last step in one product (ops_kernels.inc, sipdg): Au = J [M | M Dr | M Ds | M LIFT]
+     [lambda u; qr; qs; s]. SKTp: that matrix transposed, 3 Np + 3 Nfp rows padded as above (its
+     first Np rows M's, skipped when lambda = 0); SKT: the rows from M Dr on, unpadded
+     [2 Np + 3 Nfp][Np] (the tiles) */
+  double *SKTp, *SKT;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
   double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */
   double *MLp;             /* the rows of L zero-padded to whole vectors of the build, aligned */

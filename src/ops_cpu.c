@@ -173,7 +173,24 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   fill_transpose_padded(ref->Dr, Np, Np, op->npad, op->DrTp);
   fill_transpose_padded(ref->Ds, Np, Np, op->npad, op->DsTp);
   fill_transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad, op->LIFTTp);
-  op->MTp = transpose_padded(ref->M, Np, Np, op->npad);
+  {   /* SK = [M Dr | M Ds | M LIFT], Np x (2 Np + 3 Nfp), summed in k order */
+    const int nf = 3 * ref->Nfp, nc = 2 * Np + nf;
+    double *SK = insdg_malloc(sizeof(double) * (size_t)Np * nc);
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < nc; ++j) {
+        double sum = 0.0;
+        for (int k = 0; k < Np; ++k)
+          sum += ref->M[(size_t)i * Np + k] * (j < Np       ? ref->Dr[(size_t)k * Np + j]
+                                               : j < 2 * Np ? ref->Ds[(size_t)k * Np + (j - Np)]
+                                                            : ref->LIFT[(size_t)k * nf + (j - 2 * Np)]);
+        SK[(size_t)i * nc + j] = sum;
+      }
+    op->SKTp = alloc_rows(Np + nc, op->npad);
+    fill_transpose_padded(ref->M, Np, Np, op->npad, op->SKTp);
+    fill_transpose_padded(SK, Np, nc, op->npad, op->SKTp + (size_t)Np * op->npad);
+    op->SKT = transpose(SK, Np, nc);
+    free(SK);
+  }
   op->MT = transpose(ref->M, Np, Np);
   op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
   INSDG_CHECK(insdg_cholesky_lower(Np, ref->M, op->ML) == 0);
@@ -189,7 +206,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->MTp);   /* DsTp and LIFTTp are in DrTp's allocation */
+  free(op->DrTp), free(op->SKTp), free(op->SKT);   /* DsTp and LIFTTp are in DrTp's allocation */
   free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }
