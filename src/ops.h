@@ -47,14 +47,14 @@ typedef struct insdg_ops {
   /* for the one-element CPU kernels (N <= 6 or 7, OPS_TILES_* in ops_kernels.inc) and the
      element groups: DrT, DsT and LIFTT with rows zero-padded from Np to npad (Np rounded up
      to that N's vector width, KVW in ops_kernels.inc), 64-byte aligned; DrTp, DsTp and
-     LIFTTp one allocation, in that order (DsTp = DrTp + Np npad, LIFTTp = DsTp + Np npad): D at low N applies the
-     three as one matrix */
+     LIFTTp one allocation, in that order (DsTp = DrTp + Np npad, LIFTTp = DsTp + Np npad):
+     D at low N applies the three as one matrix */
   int npad;
   double *DrTp, *DsTp, *LIFTTp;
   /* SIPDG's last step in one product (ops_kernels.inc, sipdg): Au = J [M | M Dr | M Ds | M LIFT]
      [lambda u; qr; qs; s]. SKTp: that matrix transposed, 3 Np + 3 Nfp rows padded as above (its
-     first Np rows M's, skipped when lambda = 0); SKT: the rows from M Dr on, unpadded
-     [2 Np + 3 Nfp][Np] (the tiles) */
+     first Np rows M's, skipped when lambda = 0); SKT: the same unpadded, [3 Np + 3 Nfp][Np]
+     (the tiles) */
   double *SKTp, *SKT;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
   double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */

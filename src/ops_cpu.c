@@ -188,7 +188,10 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
     op->SKTp = alloc_rows(Np + nc, op->npad);
     fill_transpose_padded(ref->M, Np, Np, op->npad, op->SKTp);
     fill_transpose_padded(SK, Np, nc, op->npad, op->SKTp + (size_t)Np * op->npad);
-    op->SKT = transpose(SK, Np, nc);
+    op->SKT = insdg_malloc(sizeof(double) * (size_t)(Np + nc) * Np);   /* M^T = M, then SK^T */
+    memcpy(op->SKT, ref->M, sizeof(double) * (size_t)Np * Np);
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < nc; ++j) op->SKT[(size_t)(Np + j) * Np + i] = SK[(size_t)i * nc + j];
     free(SK);
   }
   op->MT = transpose(ref->M, Np, Np);
