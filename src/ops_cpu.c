@@ -173,26 +173,26 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   fill_transpose_padded(ref->Dr, Np, Np, op->npad, op->DrTp);
   fill_transpose_padded(ref->Ds, Np, Np, op->npad, op->DsTp);
   fill_transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad, op->LIFTTp);
-  {   /* SK = [M Dr | M Ds | M LIFT], Np x (2 Np + 3 Nfp), summed in k order */
-    const int nf = 3 * ref->Nfp, nc = 2 * Np + nf;
-    double *SK = insdg_malloc(sizeof(double) * (size_t)Np * nc);
+  {   /* A = [M | M Dr | M Ds | M LIFT], Np x (3 Np + 3 Nfp), the products summed in k order;
+         SKTp and SKT are its transpose (padded and not) */
+    const int nf = 3 * ref->Nfp, nc = 3 * Np + nf;
+    double *A = insdg_malloc(sizeof(double) * (size_t)Np * nc);
     for (int i = 0; i < Np; ++i)
       for (int j = 0; j < nc; ++j) {
+        if (j < Np) {
+          A[(size_t)i * nc + j] = ref->M[(size_t)i * Np + j];
+          continue;
+        }
         double sum = 0.0;
         for (int k = 0; k < Np; ++k)
-          sum += ref->M[(size_t)i * Np + k] * (j < Np       ? ref->Dr[(size_t)k * Np + j]
-                                               : j < 2 * Np ? ref->Ds[(size_t)k * Np + (j - Np)]
-                                                            : ref->LIFT[(size_t)k * nf + (j - 2 * Np)]);
-        SK[(size_t)i * nc + j] = sum;
+          sum += ref->M[(size_t)i * Np + k] * (j < 2 * Np   ? ref->Dr[(size_t)k * Np + (j - Np)]
+                                               : j < 3 * Np ? ref->Ds[(size_t)k * Np + (j - 2 * Np)]
+                                                            : ref->LIFT[(size_t)k * nf + (j - 3 * Np)]);
+        A[(size_t)i * nc + j] = sum;
       }
-    op->SKTp = alloc_rows(Np + nc, op->npad);
-    fill_transpose_padded(ref->M, Np, Np, op->npad, op->SKTp);
-    fill_transpose_padded(SK, Np, nc, op->npad, op->SKTp + (size_t)Np * op->npad);
-    op->SKT = insdg_malloc(sizeof(double) * (size_t)(Np + nc) * Np);   /* M^T = M, then SK^T */
-    memcpy(op->SKT, ref->M, sizeof(double) * (size_t)Np * Np);
-    for (int i = 0; i < Np; ++i)
-      for (int j = 0; j < nc; ++j) op->SKT[(size_t)(Np + j) * Np + i] = SK[(size_t)i * nc + j];
-    free(SK);
+    op->SKTp = transpose_padded(A, Np, nc, op->npad);
+    op->SKT = transpose(A, Np, nc);
+    free(A);
   }
   op->MT = transpose(ref->M, Np, Np);
   op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
