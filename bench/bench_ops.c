@@ -74,8 +74,11 @@ typedef struct {
      4 per node where lambda u is 1 now); per face node the jumps of u, ux, uy (3), the lift
      weights of [u] (2, one-element and tile kernels), s (11); per node q (8), lambda u (1,
      not when lambda = 0) and J (1); the lift of (fs/2) n [u]: two products (12 NP NFP), or
-     grouped one per face plus the sums (6 NP NFP + 10 NP). */
-static void costs(int N, int nc, int nfc, int grouped, int lambda0, op_cost c[6])
+     grouped one per face plus the sums (6 NP NFP + 10 NP). The register SIPDG
+     (insdg_ops_cpu_sipdg_reg) lifts as the groups do, and reads the block's nbr_row and
+     nbr_face (13 bytes per element) where the others read the face map (12 NFP); its
+     elements with a boundary face or a halo neighbour read the face map too (not counted). */
+static void costs(int N, int nc, int nfc, int grouped, int sipdg_reg, int lambda0, op_cost c[6])
 {
   const double Np = (N + 1) * (N + 2) / 2.0, Nfp = N + 1, Nc = nc, Nfc = nfc;
   const double trace = 3 * Nfp * (8 + 4);     /* exterior value + its face-map entry (advection) */
@@ -83,10 +86,10 @@ static void costs(int N, int nc, int nfc, int grouped, int lambda0, op_cost c[6]
   const double ext = 3 * Nfp * 8;             /* one field's exterior values */
   const double geo = 8 * INSDG_NVGEO + 8 * 3 * INSDG_NSGEO;
   const double g_lift = grouped ? 6 * Np * Nfp + 10 * Np + 3 * Nfp : 12 * Np * Nfp + 7 * 3 * Nfp;
-  const double a_lift = grouped ? 6 * Np * Nfp + 10 * Np : 12 * Np * Nfp + 2 * 3 * Nfp;
+  const double a_lift = grouped || sipdg_reg ? 6 * Np * Nfp + 10 * Np : 12 * Np * Nfp + 2 * 3 * Nfp;
   const double lg = 8 * Np + 16 * Np + 8 * INSDG_NVGEO;
   const double gb = 8 * Np + map + 3 + geo + 16 * Np, db = 16 * Np + map + 3 + geo + 8 * Np;
-  const double ab = 24 * Np + map + 3 + geo + 8 * Np;
+  const double ab = 24 * Np + (sipdg_reg ? 3 * 4 + 1 : map) + 3 + geo + 8 * Np;
   c[0] = (op_cost){"local gradient", 4 * Np * Np + 6 * Np, lg, lg};
   c[1] = (op_cost){"gradient G", 4 * Np * Np + 6 * Np + g_lift, gb + ext, gb};
   c[2] = (op_cost){"divergence D", 4 * Np * Np + 6 * Np + 6 * Np * Nfp + 24 * Nfp, db + 2 * ext, db};
@@ -220,6 +223,10 @@ int main(int argc, char **argv)
       printf("# kernels: one element (or tiles) for N < %d, groups of %d elements for N >= %d; flops of each\n", g0,
              insdg_ops_cpu_grouped(g0), g0);
     else printf("# kernels: one element (or tiles) for every N; flops of each\n");
+    int r0 = 0, r1 = 0;   /* the degrees of the register SIPDG (insdg_ops_cpu_sipdg_reg) */
+    for (int N = 1; N <= INSDG_NMAX; ++N)
+      if (insdg_ops_cpu_sipdg_reg(N)) r1 = N, r0 = r0 ? r0 : N;
+    if (r0) printf("# SIPDG with an element's values in registers for N = %d..%d\n", r0, r1);
   }
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction", "strict");
@@ -253,7 +260,7 @@ int main(int argc, char **argv)
     double *g = insdg_calloc(nf, sizeof(double));
     s.g = g;
     op_cost c[6];
-    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_grouped(N), lambda == 0.0, c);
+    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_grouped(N), insdg_ops_cpu_sipdg_reg(N), lambda == 0.0, c);
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
       double bw, peak;   /* this row's roofline, measured between its repetitions */

@@ -54,6 +54,27 @@ insdg_block *insdg_block_create(const insdg_mesh *m, int e0, int e1)
       b->mapP[i] = K * Np + (int)(slot - b->halo_src);
     }
   }
+  /* whole-row neighbours (nbr_row, nbr_face) */
+  b->nbr_row = insdg_calloc(3 * (size_t)K, sizeof(int));
+  b->nbr_face = insdg_malloc((size_t)K);
+  const int *fn = m->ref->face_nodes;
+  for (int e = 0; e < K; ++e) {
+    unsigned code = 0;
+    for (int f = 0; f < 3 && code != INSDG_NBR_NONE; ++f) {
+      const int *mp = b->mapP + ((size_t)e * 3 + f) * Nfp;
+      const int nb = mp[0] / Np;
+      int fp = -1;
+      if (b->face_bnd[3 * e + f] < 0 && mp[0] < K * Np && nb != e)
+        for (int c = 0; c < 3 && fp < 0; ++c) {
+          int same = 1;
+          for (int j = 0; j < Nfp; ++j) same &= mp[j] == nb * Np + fn[c * Nfp + Nfp - 1 - j];
+          if (same) fp = c;
+        }
+      if (fp < 0) code = INSDG_NBR_NONE;
+      else code |= (unsigned)fp << (2 * f), b->nbr_row[3 * e + f] = nb * Np;
+    }
+    b->nbr_face[e] = (unsigned char)code;
+  }
   b->Kin = 0;
   while (b->Kin < K) {
     int reads_halo = 0;
@@ -68,6 +89,8 @@ void insdg_block_destroy(insdg_block *b)
 {
   if (!b) return;
   free(b->mapP);
+  free(b->nbr_row);
+  free(b->nbr_face);
   free(b->halo_src);
   free(b);
 }

@@ -24,6 +24,14 @@ typedef struct insdg_block {
   const double *sgeo;     /* [K][3][INSDG_NSGEO] */
   const int *face_bnd;    /* [K][3] -1 interior, else boundary index of the mesh */
   int *mapP;              /* [K][3][Nfp] block-local exterior index (see above) */
+  /* The face neighbours of an element whose three neighbours are in the block, for kernels
+     that read a neighbour's whole row: nbr_row[e][f] = its first node (block-local index) and
+     nbr_face[e] = f'_0 | f'_1 << 2 | f'_2 << 4, face f of e being face f'_f of the neighbour,
+     its nodes there in reverse order (as on any conforming mesh of counter-clockwise
+     elements). nbr_face[e] = INSDG_NBR_NONE where a face is on the boundary, has its
+     neighbour in the halo or does not match so; nbr_row[e] is then undefined. */
+  int *nbr_row;           /* [K][3] */
+  unsigned char *nbr_face;  /* [K] */
   int nhalo;
   int *halo_src;
   int Kin;                /* elements [0, Kin) read no halo slot (the layout puts a block's
@@ -41,6 +49,8 @@ void insdg_block_destroy(insdg_block *b);
 
 /* Serial halo fill: halo[k] = global_field[halo_src[k]]. */
 void insdg_block_gather_halo(const insdg_block *b, const double *global_field, double *halo);
+
+enum { INSDG_NBR_NONE = 0xff };
 
 /* Boundary-condition codes of one field, per face. */
 enum { INSDG_BC_INTERIOR = 0, INSDG_BC_DIRICHLET = 1, INSDG_BC_NEUMANN = 2 };

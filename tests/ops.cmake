@@ -7,9 +7,10 @@ set_tests_properties(ops_exactness PROPERTIES LABELS unit)
 # The same test on the kernels as a native build compiles them for an AVX2 or an AVX-512
 # machine (4- or 8-double vectors: the one-element kernels' padding and, from N = 6, the
 # element groups of src/ops_group.inc). CI builds without -march=native, where those code
-# paths are not compiled at all; these variants are what test them there. avx512_ge5 has the
-# groups of five elements that native builds for AMD Zen 4 take (ops_kernels.inc,
-# OPS_GROUP_SIZE). Each is skipped (77) on a CPU without the instructions.
+# paths are not compiled at all; these variants are what test them there. avx512_ge5 has
+# what native builds for AMD Zen 4 take: the groups of five elements and, for N = 2..4, the
+# SIPDG with its values in registers (ops_kernels.inc, OPS_GROUP_SIZE and INSDG_SIPDG_REG).
+# Each is skipped (77) on a CPU without the instructions.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   get_target_property(_core_sources insdg_core SOURCES)
   list(TRANSFORM _core_sources PREPEND ${CMAKE_SOURCE_DIR}/)
@@ -19,7 +20,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUA
     elseif(_isa STREQUAL "avx512")
       set(_flags -mavx512f -mavx512dq -mavx512vl)
     else()
-      set(_flags -mavx512f -mavx512dq -mavx512vl -DOPS_GROUP_GE=5)
+      set(_flags -mavx512f -mavx512dq -mavx512vl -DOPS_GROUP_GE=5 -DINSDG_SIPDG_REG=1)
     endif()
     add_library(insdg_core_${_isa} STATIC EXCLUDE_FROM_ALL ${_core_sources})
     target_compile_options(insdg_core_${_isa} PRIVATE ${_flags})

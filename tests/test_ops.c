@@ -613,6 +613,14 @@ int main(int argc, char **argv)
     return 1;
   }
 #endif
+#if defined(INSDG_SIPDG_REG) && defined(__AVX512VL__)   /* a variant built for the register SIPDG runs it */
+  for (int N = 1; N <= INSDG_NMAX; ++N)
+    if (insdg_ops_cpu_sipdg_reg(N) != (INSDG_SIPDG_REG && N >= 2 && N <= 4)) {
+      fprintf(stderr, "FAIL: register SIPDG at N = %d: %d, built with INSDG_SIPDG_REG=%d\n", N,
+              insdg_ops_cpu_sipdg_reg(N), INSDG_SIPDG_REG);
+      return 1;
+    }
+#endif
   char path[1024], err[INSDG_ERRMSG_LEN];
   snprintf(path, sizeof path, "%s/hole41.msh", argv[1]);
   insdg_mesh *hole;
