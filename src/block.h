@@ -29,7 +29,8 @@ typedef struct insdg_block {
      nbr_face[e] = f'_0 | f'_1 << 2 | f'_2 << 4, face f of e being face f'_f of the neighbour,
      its nodes there in reverse order (as on any conforming mesh of counter-clockwise
      elements). nbr_face[e] = INSDG_NBR_NONE where a face is on the boundary, has its
-     neighbour in the halo or does not match so; nbr_row[e] is then undefined. */
+     neighbour in the halo or does not match so, and nbr_row[e] is then not to be read. Built
+     from mapP by insdg_block_create; read by the register SIPDG (src/ops_sipdg_reg.inc). */
   int *nbr_row;           /* [K][3] */
   unsigned char *nbr_face;  /* [K] */
   int nhalo;
