@@ -597,8 +597,8 @@ int main(int argc, char **argv)
   /* the variants built for a vector ISA (tests/ops.cmake) skip where this CPU lacks it */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__AVX512F__)
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
-      !__builtin_cpu_supports("avx512vl")) {
-    printf("skipped: built for AVX-512 (F, DQ, VL), which this CPU lacks\n");
+      !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("fma")) {
+    printf("skipped: built for AVX-512 (F, DQ, VL) and FMA, which this CPU lacks\n");
     return 77;
   }
 #elif defined(__GNUC__) && defined(__x86_64__) && defined(__AVX2__)
@@ -613,7 +613,7 @@ int main(int argc, char **argv)
     return 1;
   }
 #endif
-#if defined(INSDG_SIPDG_REG) && defined(__AVX512VL__)   /* a variant built for the register SIPDG runs it */
+#if defined(INSDG_SIPDG_REG) && defined(__AVX512VL__) && defined(__FMA__)   /* a variant built for it runs it */
   for (int N = 1; N <= INSDG_NMAX; ++N)
     if (insdg_ops_cpu_sipdg_reg(N) != (INSDG_SIPDG_REG && N >= 2 && N <= 4)) {
       fprintf(stderr, "FAIL: register SIPDG at N = %d: %d, built with INSDG_SIPDG_REG=%d\n", N,
