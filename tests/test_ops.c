@@ -613,7 +613,7 @@ int main(int argc, char **argv)
     return 1;
   }
 #endif
-#if defined(INSDG_SIPDG_REG) && defined(__AVX512VL__) && defined(__FMA__)   /* a variant built for it runs it */
+#if defined(INSDG_SIPDG_REG) && defined(__FMA__) && (defined(__AVX512VL__) || defined(__AVX2__))   /* a variant built for it runs it */
   for (int N = 1; N <= INSDG_NMAX; ++N)
     if (insdg_ops_cpu_sipdg_reg(N) != (INSDG_SIPDG_REG && N >= 2 && N <= 4)) {
       fprintf(stderr, "FAIL: register SIPDG at N = %d: %d, built with INSDG_SIPDG_REG=%d\n", N,
