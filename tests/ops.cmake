@@ -11,8 +11,8 @@ set_tests_properties(ops_exactness PROPERTIES LABELS unit)
 # what native builds for AMD Zen 4 take: the groups of five elements and, for N = 2..4, the
 # SIPDG with its values in registers (ops_kernels.inc, OPS_GROUP_SIZE and INSDG_SIPDG_REG);
 # avx2_ge6 what they take for AMD Zen with AVX2 only (Zen 3): groups of six, D in one
-# product up to N = 4 (OPS_ONE_CHAIN_NMAX) and the SIPDG's AVX2 register form for N = 2..4
-# (ops_sipdg_avx2.inc). Each is skipped (77) on a CPU without the
+# product up to N = 4 (OPS_ONE_CHAIN_NMAX), the SIPDG's AVX2 register form for N = 2..4
+# (ops_sipdg_avx2.inc) and its element pairs at N = 5 (INSDG_SIPDG_PAIRS). Each is skipped (77) on a CPU without the
 # instructions.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   get_target_property(_core_sources insdg_core SOURCES)
@@ -21,7 +21,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUA
     if(_isa STREQUAL "avx2")
       set(_flags -mavx2 -mfma)
     elseif(_isa STREQUAL "avx2_ge6")
-      set(_flags -mavx2 -mfma -DOPS_GROUP_GE=6 -DOPS_ONE_CHAIN_NMAX=4 -DINSDG_SIPDG_REG=1)
+      set(_flags -mavx2 -mfma -DOPS_GROUP_GE=6 -DOPS_ONE_CHAIN_NMAX=4 -DINSDG_SIPDG_REG=1 -DINSDG_SIPDG_PAIRS=1)
     elseif(_isa STREQUAL "avx512")
       set(_flags -mavx512f -mavx512dq -mavx512vl -mfma)
     else()
