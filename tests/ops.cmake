@@ -12,8 +12,8 @@ set_tests_properties(ops_exactness PROPERTIES LABELS unit)
 # SIPDG with its values in registers (ops_kernels.inc, OPS_GROUP_SIZE and INSDG_SIPDG_REG);
 # avx2_ge6 what they take for AMD Zen with AVX2 only (Zen 3): groups of six, D in one
 # product up to N = 4 (OPS_ONE_CHAIN_NMAX), the SIPDG's AVX2 register form for N = 2..4
-# (ops_sipdg_avx2.inc) and its element pairs at N = 5 (INSDG_SIPDG_PAIRS). Each is skipped (77) on a CPU without the
-# instructions.
+# (ops_sipdg_avx2.inc), its element pairs at N = 5 (INSDG_SIPDG_PAIRS) and D's at N = 4, 5
+# (INSDG_D_PAIRS). Each is skipped (77) on a CPU without the instructions.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   get_target_property(_core_sources insdg_core SOURCES)
   list(TRANSFORM _core_sources PREPEND ${CMAKE_SOURCE_DIR}/)
@@ -21,7 +21,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUA
     if(_isa STREQUAL "avx2")
       set(_flags -mavx2 -mfma)
     elseif(_isa STREQUAL "avx2_ge6")
-      set(_flags -mavx2 -mfma -DOPS_GROUP_GE=6 -DOPS_ONE_CHAIN_NMAX=4 -DINSDG_SIPDG_REG=1 -DINSDG_SIPDG_PAIRS=1)
+      set(_flags -mavx2 -mfma -DOPS_GROUP_GE=6 -DOPS_ONE_CHAIN_NMAX=4 -DINSDG_SIPDG_REG=1 -DINSDG_SIPDG_PAIRS=1 -DINSDG_D_PAIRS=1)
     elseif(_isa STREQUAL "avx512")
       set(_flags -mavx512f -mavx512dq -mavx512vl -mfma)
     else()
