@@ -9,7 +9,7 @@
  *     bound = min(FMA peak, arithmetic intensity x stream bandwidth)
  * with peak and bandwidth measured by bench/roofline.c on this core: the header's from
  * bench_roofline's full probes at the start; each row's from one stream-triad pass and one
- * FMA run before each of its five timed repetitions (the best of each), so that the row's
+ * FMA run before each of its timed repetitions (five by default; the best of each), so that the row's
  * fraction compares what ran in the same minutes (this VM's bandwidth and clock drift by up
  * to 2x over minutes; the CSV has each row's bandwidth and peak).
  *
@@ -30,13 +30,16 @@
  * roofline's counts".
  *
  * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
- *                  [--seconds S] [--mesh FILE.msh] [--order file|locality] [--lambda L]
+ *                  [--seconds S] [--repeats R] [--mesh FILE.msh] [--order file|locality] [--lambda L]
  * LIST: comma-separated operator numbers in table order (0 local gradient, 1 G, 2 D, 3 SIPDG,
  * 4 advection volume, 5 advection surface); all by default.
  * --in-cache: K = --kmin elements, not 4x the last-level cache (with a small --kmin, the
  * fields stay in cache: the kernels' cost without the memory's; the bound is still the
- * stream bound). --seconds S: each of the 5 timed repetitions runs for S seconds (0.05 by
- * default; longer for a profiler). --mesh FILE.msh: the file's mesh, whatever its size,
+ * stream bound). --seconds S: each of the timed repetitions runs for S seconds (0.05 by
+ * default; longer for a profiler). --repeats R: R timed repetitions per row (5 by default),
+ * each after its own probe pass; on a host whose other tenants slow this core and its memory
+ * by up to 2x for seconds at a time (docs/performance.md, 2026-12-03 and 2026-12-04), more
+ * repetitions let the best of them, and the bound's, come from a quiet moment. --mesh FILE.msh: the file's mesh, whatever its size,
  * instead of the rectangle: the kernels on a user's mesh, e.g. bench_step's
  * (build/bench_step/square_h0.035.msh).
  * --order locality (the default): the elements in the order insdg run gives a block's
@@ -124,15 +127,16 @@ static void run_op(int which, bench_state *s)
   }
 }
 
-/* the best of five repetitions of `seconds` of calls; before each, one pass of the roofline
+/* the best of `repeats` repetitions of `seconds` of calls; before each, one pass of the roofline
    probe (stream triad and FMA), whose best rates are the bound this operator is compared
    with: measured in the same minutes as the operator, on a machine whose speed drifts */
-static double time_op(int which, bench_state *s, double seconds, insdg_roofline_probe *probe, double *bw, double *peak)
+static double time_op(int which, bench_state *s, double seconds, int repeats, insdg_roofline_probe *probe, double *bw,
+                      double *peak)
 {
   *bw = *peak = 0;
   run_op(which, s);   /* warm up */
   double best = INFINITY;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < repeats; ++rep) {
     *bw = fmax(*bw, insdg_roofline_probe_stream_gbs(probe));
     *peak = fmax(*peak, insdg_roofline_probe_fma_gflops(probe));
     run_op(which, s);   /* the operator's data back in the caches (--in-cache) */
@@ -158,7 +162,7 @@ static insdg_mesh *in_locality_order(insdg_mesh *m)
 
 int main(int argc, char **argv)
 {
-  int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0, locality = 1;
+  int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0, locality = 1, repeats = 5;
   double seconds = 0.05, lambda = 1.0;
   const char *csv_path = NULL, *mesh_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
@@ -173,6 +177,7 @@ int main(int argc, char **argv)
              (!strcmp(argv[i + 1], "file") || !strcmp(argv[i + 1], "locality")))
       locality = !strcmp(argv[++i], "locality");
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
@@ -180,14 +185,16 @@ int main(int argc, char **argv)
         if (*p >= '0' && *p <= '5') want[*p - '0'] = 1;
     } else {
       fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
-                      "                 [--in-cache] [--seconds S] [--mesh FILE.msh] [--order file|locality] [--lambda L]\n");
+                      "                 [--in-cache] [--seconds S] [--repeats R] [--mesh FILE.msh]\n"
+                      "                 [--order file|locality] [--lambda L]\n");
       return 2;
     }
   }
   if (kmin < 2 || nmin < 1 || nmax < nmin || nmax > INSDG_NMAX || !(seconds > 0 && seconds <= 60) ||
-      !(lambda >= 0 && lambda < INFINITY)) {
+      !(lambda >= 0 && lambda < INFINITY) || repeats < 1 || repeats > 1000) {
     fprintf(stderr,
-            "bench_ops: --kmin must be >= 2, 1 <= --nmin <= --nmax <= %d, 0 < --seconds <= 60 and --lambda >= 0\n",
+            "bench_ops: --kmin must be >= 2, 1 <= --nmin <= --nmax <= %d, 0 < --seconds <= 60, 1 <= --repeats <= 1000 "
+            "and --lambda >= 0\n",
             INSDG_NMAX);
     return 2;
   }
@@ -264,7 +271,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
       double bw, peak;   /* this row's roofline, measured between its repetitions */
-      const double t = time_op(k, &s, seconds, probe, &bw, &peak) / m->K;
+      const double t = time_op(k, &s, seconds, repeats, probe, &bw, &peak) / m->K;
       const double gflops = c[k].flops / t * 1e-9, gbs = c[k].bytes / t * 1e-9;
       const double ai = c[k].flops / c[k].bytes, bound = fmin(peak, ai * bw);
       const double cbound = fmin(peak, c[k].flops / c[k].cbytes * bw);   /* the compulsory-traffic bound */
