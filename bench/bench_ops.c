@@ -9,9 +9,9 @@
  *     bound = min(FMA peak, arithmetic intensity x stream bandwidth)
  * with peak and bandwidth measured by bench/roofline.c on this core: the header's from
  * bench_roofline's full probes at the start; each row's from one stream-triad pass and one
- * FMA run before each of its timed repetitions (five by default; the best of each), so that the row's
- * fraction compares what ran in the same minutes (this VM's bandwidth and clock drift by up
- * to 2x over minutes; the CSV has each row's bandwidth and peak).
+ * FMA run before each of its timed repetitions (five by default; the best of each), so that
+ * the row's fraction compares what ran in the same minutes (this VM's bandwidth and clock
+ * drift by up to 2x over minutes; the CSV has each row's bandwidth and peak).
  *
  * Flop counts are those of the kernels this build runs for each N (2 per multiply-add; see
  * costs()): ops_kernels.inc's one-element and tile kernels, or ops_group.inc's element groups
@@ -39,9 +39,9 @@
  * default; longer for a profiler). --repeats R: R timed repetitions per row (5 by default),
  * each after its own probe pass; on a host whose other tenants slow this core and its memory
  * by up to 2x for seconds at a time (docs/performance.md, 2026-12-03 and 2026-12-04), more
- * repetitions let the best of them, and the bound's, come from a quiet moment. --mesh FILE.msh: the file's mesh, whatever its size,
- * instead of the rectangle: the kernels on a user's mesh, e.g. bench_step's
- * (build/bench_step/square_h0.035.msh).
+ * repetitions let the best of them, and the bound's, come from a quiet moment.
+ * --mesh FILE.msh: the file's mesh, whatever its size, instead of the rectangle: the kernels
+ * on a user's mesh, e.g. bench_step's (build/bench_step/square_h0.035.msh).
  * --order locality (the default): the elements in the order insdg run gives a block's
  * elements (insdg_mesh_locality_order, partition.h); --order file: in the rectangle's
  * row-by-row order, or the file's.
