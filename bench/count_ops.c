@@ -4,10 +4,11 @@
  *
  * Usage: count_ops N OP CALLS
  *   N: the degree (1..INSDG_NMAX); OP: 1 G, 2 D, 3 SIPDG (lambda 1), as bench_ops numbers
- *   them, 4 SIPDG with lambda 0 (Poisson); CALLS: applications of the operator to one block of K = 2 048 triangles (a jittered
- *   32 x 32 rectangle in locality order, Dirichlet on every boundary face; the fields fit in
- *   L2 at low N). Prints K, the sum of the output and a hash of its bits (FNV-1a over the doubles:
- *   two builds whose hashes agree computed the same values bitwise). Instructions per element per call:
+ *   them, 4 SIPDG with lambda 0 (Poisson); CALLS: applications of the operator to one block of
+ *   K = 2 048 triangles (a jittered 32 x 32 rectangle in locality order, Dirichlet on every
+ *   boundary face; the fields fit in L2 at low N). Prints K, the sum of the output and a hash
+ *   of its bits (FNV-1a over the doubles: two builds whose hashes agree computed the same
+ *   values bitwise). Instructions per element per call:
  *     valgrind --tool=cachegrind --cache-sim=no build/bench/count_ops N OP C
  *   for C = 0 and C = 20, (Ir(20) - Ir(0)) / (20 K); cg_annotate on a build with -g puts them
  *   on source lines. (Valgrind 3.19 cannot decode all of gcc 12's AVX2 code: the AVX2 SIPDG at
@@ -30,7 +31,8 @@ int main(int argc, char **argv)
   const int N = argc == 4 ? atoi(argv[1]) : 0, which = argc == 4 ? atoi(argv[2]) : 0;
   const int calls = argc == 4 ? atoi(argv[3]) : -1;
   if (N < 1 || N > INSDG_NMAX || which < 1 || which > 4 || calls < 0) {
-    fprintf(stderr, "usage: count_ops N(1..%d) OP(1 G, 2 D, 3 SIPDG, 4 SIPDG lambda 0) CALLS(>= 0)\n", INSDG_NMAX);
+    fprintf(stderr, "usage: count_ops N(1..%d) OP(1 G, 2 D, 3 SIPDG, 4 SIPDG lambda 0) CALLS(>= 0)\n",
+            INSDG_NMAX);
     return 2;
   }
   insdg_ref *ref = insdg_ref_create(N);
