@@ -208,7 +208,7 @@ int main(int argc, char **argv)
     if (locality) file_mesh = in_locality_order(file_mesh);
   }
   const double bw = insdg_roofline_stream_gbs(), peak = insdg_roofline_fma_gflops();
-  const double peak_ymm = insdg_roofline_fma_gflops_autovec();
+  const double peak_ymm = insdg_roofline_fma_gflops_vec256();
   insdg_roofline_probe *probe = insdg_roofline_probe_create();   /* after the start's: one set of arrays at a time */
   if (!probe) return 1;
   printf("# CPU: %s (one core)\n", insdg_roofline_cpu_name());

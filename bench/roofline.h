@@ -38,7 +38,7 @@ size_t insdg_roofline_stream_array_bytes(void);
 double insdg_roofline_stream_gbs(void);
 
 /* Single-core peak double-precision FMA throughput in GFLOP/s (1e9 flop/s,
- * 2 flop per FMA): the larger of the two probes below. */
+ * 2 flop per FMA): the largest of the probes below. */
 double insdg_roofline_fma_gflops(void);
 
 /* The same probe written as plain C arrays and left to the auto-vectoriser
@@ -46,6 +46,11 @@ double insdg_roofline_fma_gflops(void);
  * on AVX-512 Intel parts gcc prefers 256-bit (ymm) vectors, so this can be
  * half of the 512-bit peak. */
 double insdg_roofline_fma_gflops_autovec(void);
+
+/* The 256-bit peak: the larger of the auto-vectorised probe and the same chains written
+ * with 32-byte GNU vector types (which do not depend on the compiler's vectoriser: clang
+ * leaves the auto-vectorised probe's fma() calls scalar). */
+double insdg_roofline_fma_gflops_vec256(void);
 
 /* The same probe written with 64-byte GNU vector types (zmm with AVX-512F,
  * two ymm otherwise): the widest-vector hardware peak. */
