@@ -363,8 +363,12 @@ static double fastest_fma(rl_fma_kernel *kern, long *per_iter)
     double best = best_gflops(fma_autovec, RL_FMA_NAUTO);
     *kern = fma_autovec, *per_iter = RL_FMA_NAUTO;
 #if defined(__GNUC__)
+#if defined(__AVX512F__) || !(defined(__x86_64__) || defined(__i386__))
+    /* (on x86 without AVX-512 the 64-byte vectors are two ymm each and spill: a tenth of
+       the peak, and ~10 s of bench_ops' start on an AVX2 Zen 3) */
     double v = best_gflops(fma_vec512, RL_FMA_PER_ITER_VEC);
     if (v > best) best = v, *kern = fma_vec512, *per_iter = RL_FMA_PER_ITER_VEC;
+#endif
     double v4 = best_gflops(fma_vec256, RL_FMA_PER_ITER_VEC4);
     if (v4 > best) best = v4, *kern = fma_vec256, *per_iter = RL_FMA_PER_ITER_VEC4;
 #endif
