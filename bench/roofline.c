@@ -257,11 +257,12 @@ static RL_NOINLINE double fma_vec512(long iters, double x, double y)
 #define RL_FMA_PER_ITER_VEC (RL_NVEC * 8)
 
 /* The 256-bit peak without the auto-vectoriser: 12 chains of 32-byte GNU vectors (12 ymm
- * accumulators + x and y in 16 registers; latency 4 x 2 pipes needs >= 8). clang 14 does not
- * vectorise fma_autovec's fma() calls (16.6 GFLOP/s where gcc's code reaches 44 on a Zen 3)
- * and its 64-byte vectors spill on AVX2 (20.6): without this probe a clang build of the
- * benchmarks took half the FMA peak as the roof. acc * vx + vy is one expression, which
- * clang contracts by default (-ffp-contract=on) and gcc with its default (fast). */
+ * accumulators + x and y in 16 registers; latency 4 x 2 pipes needs >= 8). On AVX2 gcc's
+ * vectorised fma_autovec holds 15 of its 16 ymm chains in registers and reloads the 16th from
+ * the stack every iteration (45.6 GFLOP/s against this probe's 51.3 on a Zen 3); clang 14
+ * leaves its fma() calls scalar (13-17) and spills the 64-byte vectors (21): without this
+ * probe the roof was 11% low with gcc and half the peak with clang. acc * vx + vy is one
+ * expression, which clang contracts by default (-ffp-contract=on) and gcc with its (fast). */
 typedef double rl_v4d __attribute__((vector_size(32)));
 #define RL_NVEC4 12
 static RL_NOINLINE double fma_vec256(long iters, double x, double y)
