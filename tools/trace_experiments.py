@@ -9,10 +9,13 @@ build: the patch is an experiment kept so that the figures there can be measured
     python3 tools/trace_experiments.py stalls /tmp/tr [K]    # stage K (2: pressure): idle, no task ready / ready
     python3 tools/trace_experiments.py ready /tmp/tr         # time by busy workers and ready tasks
     python3 tools/trace_experiments.py handles /tmp/tr NAME  # NAME's tasks by first handle (block)
+    python3 tools/trace_experiments.py states /tmp/tr        # inside steps: busy, ready and the host
 
 The patched trace has six columns: name, worker, start, end (us), the task's first handle,
 the time it became ready (StarPU's push_start_time); its host waits include the stage waits
-("stage_wait"). The patch also reads DBG_CPU=1 (the main thread's CPU ms per step on stderr),
+("stage_wait"); since the stages stopped waiting for each other (2026-11-28, 442a646) a step
+has none, and `stages` and `stalls` find no stage windows (`states` and `ready` need none).
+The patch also reads DBG_CPU=1 (the main thread's CPU ms per step on stderr),
 DBG_NICE=n (worker threads at nice n) and DBG_AFF=1|2|3 (tasks pinned to a worker per block:
 1 all, 2 the other way round, 3 only tasks that write a block).
 """
@@ -58,6 +61,8 @@ def stages(path):
 def stalls(path, k=2):
     recs, tasks, steps = load(path)
     wins = stage_windows(recs, steps, k)
+    if not wins:
+        sys.exit("trace_experiments.py: no stage windows in this trace (no stage waits since 442a646): use states")
     ns, ws = len(wins), [w[0] for w in wins]
 
     def inwin(t):
@@ -125,6 +130,44 @@ def ready(path):
     print(f"ready -> start: median {statistics.median(lat):.1f} us, p90 {lat[int(0.9 * len(lat))]:.1f} us")
 
 
+def states(path):
+    """Inside the steps (after the first 10): time by how many workers run a task, whether a
+    task is ready and not started, and whether the host is in a wait (worker -1 records); and
+    per worker the gap from a task's end to the next one's start where that one was already
+    ready (StarPU's cost between two tasks)."""
+    recs, tasks, steps = load(path)
+    ev = [(r[2], "step", 1) for r in steps] + [(r[3], "step", -1) for r in steps]
+    for r in recs:
+        if r[1] == -1:
+            ev += [(r[2], "wait", 1), (r[3], "wait", -1)]
+    for r in tasks:
+        ev += [(r[2], "busy", 1), (r[3], "busy", -1)]
+        if 0 < r[5] < r[2]:
+            ev += [(r[5], "ready", 1), (r[2], "ready", -1)]
+    ev.sort()
+    n, acc, last = collections.Counter(), collections.Counter(), None
+    for t, kind, d in ev:
+        if last is not None and n["step"] > 0:
+            acc[(min(n["busy"], 2), min(n["ready"], 2), "host in a wait" if n["wait"] else "host running")] += t - last
+        n[kind] += d
+        last = t
+    ns = len(steps)
+    print(f"{ns} steps, {sum(acc.values()) / ns / 1e3:.2f} ms each (the step records' spans)")
+    for key in sorted(acc):
+        print(f"busy={key[0]} ready={key[1]}{'+' if key[1] == 2 else ''} {key[2]:15s} {acc[key] / ns / 1e3:6.2f} ms per step")
+    T0, T1 = steps[0][2], steps[-1][3]
+    byw = collections.defaultdict(list)
+    for r in tasks:
+        if T0 <= r[2] and r[3] <= T1:
+            byw[r[1]].append(r)
+    for w in sorted(byw):
+        L = byw[w]
+        gaps = [b[2] - a[3] for a, b in zip(L, L[1:]) if 0 < b[5] <= a[3]]
+        if gaps:
+            print(f"worker {w}: {len(L) / ns:.0f} tasks per step; from a task's end to the next, already ready: "
+                  f"median {statistics.median(gaps):.1f} us, {sum(gaps) / ns / 1e3:.2f} ms per step")
+
+
 def handles(path, name):
     recs, tasks, steps = load(path)
     tasks = tasks[len(tasks) // 5:]
@@ -147,6 +190,8 @@ if __name__ == "__main__":
         stalls(path, int(sys.argv[3]) if len(sys.argv) > 3 else 2)
     elif what == "ready":
         ready(path)
+    elif what == "states":
+        states(path)
     elif what == "handles" and len(sys.argv) > 3:
         handles(path, sys.argv[3])
     else:
