@@ -236,51 +236,39 @@ static RL_NOINLINE double fma_autovec(long iters, double x, double y)
 }
 
 #if defined(__GNUC__)
-typedef double rl_v8d __attribute__((vector_size(64)));
-#define RL_NVEC 16
-static RL_NOINLINE double fma_vec512(long iters, double x, double y)
-{
-    rl_v8d acc[RL_NVEC];
-    for (int v = 0; v < RL_NVEC; v++)
-        for (int l = 0; l < 8; l++) acc[v][l] = 1.0 + 1e-3 * (8 * v + l);
-    const rl_v8d vx = {x, x, x, x, x, x, x, x};
-    const rl_v8d vy = {y, y, y, y, y, y, y, y};
-    for (long it = 0; it < iters; it++) {
-#pragma GCC unroll 16
-        for (int v = 0; v < RL_NVEC; v++) acc[v] = acc[v] * vx + vy; /* contracted: -ffp-contract=fast */
+/* NVEC independent chains acc = acc*x + y of LANES-double GNU vectors: a probe for one vector
+ * width, not left to the auto-vectoriser. acc * vx + vy is one expression, which clang
+ * contracts to a multiply-add by default (-ffp-contract=on) and gcc with its (fast). */
+#define RL_VEC_PROBE(name, vtype, LANES, NVEC)                                                \
+    typedef double vtype __attribute__((vector_size(8 * (LANES))));                          \
+    static RL_NOINLINE double name(long iters, double x, double y)                           \
+    {                                                                                         \
+        vtype acc[NVEC];                                                                      \
+        for (int v = 0; v < (NVEC); v++)                                                      \
+            for (int l = 0; l < (LANES); l++) acc[v][l] = 1.0 + 1e-3 * ((LANES) * v + l);      \
+        const vtype vx = (vtype){0} + x, vy = (vtype){0} + y;                                 \
+        for (long it = 0; it < iters; it++) {                                                 \
+            _Pragma("GCC unroll 16") for (int v = 0; v < (NVEC); v++) acc[v] = acc[v] * vx + vy; \
+        }                                                                                     \
+        double s = 0.0;                                                                       \
+        for (int v = 0; v < (NVEC); v++)                                                      \
+            for (int l = 0; l < (LANES); l++) s += acc[v][l];                                 \
+        return s;                                                                             \
     }
-    double s = 0.0;
-    for (int v = 0; v < RL_NVEC; v++)
-        for (int l = 0; l < 8; l++) s += acc[v][l];
-    return s;
-}
+
+/* 16 chains of 64-byte vectors: 16 zmm with AVX-512F (two ymm each otherwise, which spill) */
+#define RL_NVEC 16
+RL_VEC_PROBE(fma_vec512, rl_v8d, 8, RL_NVEC)
 #define RL_FMA_PER_ITER_VEC (RL_NVEC * 8)
 
-/* The 256-bit peak without the auto-vectoriser: 12 chains of 32-byte GNU vectors (12 ymm
+/* The 256-bit peak without the auto-vectoriser: 12 chains of 32-byte vectors (12 ymm
  * accumulators + x and y in 16 registers; latency 4 x 2 pipes needs >= 8). On AVX2 gcc's
  * vectorised fma_autovec holds 15 of its 16 ymm chains in registers and reloads the 16th from
  * the stack every iteration (45.6 GFLOP/s against this probe's 51.3 on a Zen 3); clang 14
  * leaves its fma() calls scalar (13-17) and spills the 64-byte vectors (21): without this
- * probe the roof was 11% low with gcc and half the peak with clang. acc * vx + vy is one
- * expression, which clang contracts by default (-ffp-contract=on) and gcc with its (fast). */
-typedef double rl_v4d __attribute__((vector_size(32)));
+ * probe the roof was 11% low with gcc and half the peak with clang. */
 #define RL_NVEC4 12
-static RL_NOINLINE double fma_vec256(long iters, double x, double y)
-{
-    rl_v4d acc[RL_NVEC4];
-    for (int v = 0; v < RL_NVEC4; v++)
-        for (int l = 0; l < 4; l++) acc[v][l] = 1.0 + 1e-3 * (4 * v + l);
-    const rl_v4d vx = {x, x, x, x};
-    const rl_v4d vy = {y, y, y, y};
-    for (long it = 0; it < iters; it++) {
-#pragma GCC unroll 12
-        for (int v = 0; v < RL_NVEC4; v++) acc[v] = acc[v] * vx + vy;
-    }
-    double s = 0.0;
-    for (int v = 0; v < RL_NVEC4; v++)
-        for (int l = 0; l < 4; l++) s += acc[v][l];
-    return s;
-}
+RL_VEC_PROBE(fma_vec256, rl_v4d, 4, RL_NVEC4)
 #define RL_FMA_PER_ITER_VEC4 (RL_NVEC4 * 4)
 #endif
 
