@@ -15,8 +15,9 @@
  *
  * Flop counts are those of the kernels this build runs for each N (2 per multiply-add; see
  * costs()): ops_kernels.inc's one-element and tile kernels, or ops_group.inc's element groups
- * where insdg_ops_cpu_grouped(N) (N >= 6 with 4- or 8-double vectors), whose G and SIPDG
- * take one lift product where the others take two. Bytes, for "fraction", are the data the
+ * where insdg_ops_cpu_grouped(N) (N >= 6 with 4- or 8-double vectors); G and SIPDG take one
+ * lift product per face where insdg_ops_cpu_lift_faces(N) says so (groups, one-element and
+ * register kernels) and two over all faces on tiles. Bytes, for "fraction", are the data the
  * kernel loads and stores as the paper's empirical roofline counts them (D_in + D_out): each
  * field's rows read or written once, the exterior values at the face nodes, the face map once,
  * the boundary codes and geometric factors; operator matrices taken as cached; boundary data
@@ -27,7 +28,10 @@
  * true upper bound. Before 2026-11-29 the groups' G and SIPDG flops were counted with two
  * lifts (G's flops 19-21% and SIPDG's 9% too many at N = 6..8), and G's and D's bytes had
  * boundary data on every face and the face map once per field; docs/performance.md, "The
- * roofline's counts".
+ * roofline's counts". From 2026-12-04 (the one-element G and SIPDG lifting face by face) to
+ * 2026-12-05 the one-element G (N <= 5 with vectors) and SIPDG (N = 1 and 5 on AVX2 Zen; N <= 5
+ * where the register SIPDG is off) were still counted with two lifts: G's flops 23-33% and
+ * SIPDG's 7-12% too many (docs/performance.md, session 46).
  *
  * Usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX] [--ops LIST] [--csv FILE] [--in-cache]
  *                  [--seconds S] [--repeats R] [--mesh FILE.msh] [--order file|locality] [--lambda L]
@@ -68,28 +72,30 @@ typedef struct {
 } op_cost;
 
 /* per-element costs (see header comment). Flops, 2 per multiply-add, 1 per other operation:
-   - G: the local gradient (4 NP^2 + 6 NP); the jumps and their lift weights (fs nx [p] / 2 and
-     fs ny [p] / 2: 7 per face node) and two lift products (12 NP NFP). Grouped kernels
-     (insdg_ops_cpu_grouped): the jumps alone (1 per face node), one lift product per face
-     (6 NP NFP) and the weighted sums of the three faces' lifts (10 NP).
+   - G: the local gradient (4 NP^2 + 6 NP); on tiles the jumps and their lift weights (fs nx
+     [p] / 2 and fs ny [p] / 2: 7 per face node) and two lift products (12 NP NFP); lifted face
+     by face (insdg_ops_cpu_lift_faces bit 1: groups and one-element kernels) the jumps alone
+     (1 per face node), one lift product per face (6 NP NFP) and the weighted sums of the three
+     faces' lifts (10 NP).
    - SIPDG: M, M Dr, M Ds (6 NP^2; without M, 4 NP^2, when lambda = 0) and M LIFT (6 NP NFP) in
      one product (since 2026-12-02; before, Dr, Ds, LIFT, then M: the same count, and w's sums
      4 per node where lambda u is 1 now); per face node the jumps of u, ux, uy (3), the lift
      weights of [u] (2, one-element and tile kernels), s (11); per node q (8), lambda u (1,
-     not when lambda = 0) and J (1); the lift of (fs/2) n [u]: two products (12 NP NFP), or
-     grouped one per face plus the sums (6 NP NFP + 10 NP). The register SIPDG
-     (insdg_ops_cpu_sipdg_reg) lifts as the groups do, and reads the block's nbr_row and
+     not when lambda = 0) and J (1); the lift of (fs/2) n [u]: on tiles two products (12 NP
+     NFP), or face by face (insdg_ops_cpu_lift_faces bit 2: groups, one-element and register
+     kernels) one per face plus the sums (6 NP NFP + 10 NP). The register SIPDG
+     (insdg_ops_cpu_sipdg_reg) reads the block's nbr_row and
      nbr_face (13 bytes per element) where the others read the face map (12 NFP); its
      elements with a boundary face or a halo neighbour read the face map too (not counted). */
-static void costs(int N, int nc, int nfc, int grouped, int sipdg_reg, int lambda0, op_cost c[6])
+static void costs(int N, int nc, int nfc, int lift_faces, int sipdg_reg, int lambda0, op_cost c[6])
 {
   const double Np = (N + 1) * (N + 2) / 2.0, Nfp = N + 1, Nc = nc, Nfc = nfc;
   const double trace = 3 * Nfp * (8 + 4);     /* exterior value + its face-map entry (advection) */
   const double map = 3 * Nfp * 4;             /* the face map, read once per element */
   const double ext = 3 * Nfp * 8;             /* one field's exterior values */
   const double geo = 8 * INSDG_NVGEO + 8 * 3 * INSDG_NSGEO;
-  const double g_lift = grouped ? 6 * Np * Nfp + 10 * Np + 3 * Nfp : 12 * Np * Nfp + 7 * 3 * Nfp;
-  const double a_lift = grouped || sipdg_reg ? 6 * Np * Nfp + 10 * Np : 12 * Np * Nfp + 2 * 3 * Nfp;
+  const double g_lift = lift_faces & 1 ? 6 * Np * Nfp + 10 * Np + 3 * Nfp : 12 * Np * Nfp + 7 * 3 * Nfp;
+  const double a_lift = lift_faces & 2 ? 6 * Np * Nfp + 10 * Np : 12 * Np * Nfp + 2 * 3 * Nfp;
   const double lg = 8 * Np + 16 * Np + 8 * INSDG_NVGEO;
   const double gb = 8 * Np + map + 3 + geo + 16 * Np, db = 16 * Np + map + 3 + geo + 8 * Np;
   const double ab = 24 * Np + (sipdg_reg ? 3 * 4 + 1 : map) + 3 + geo + 8 * Np;
@@ -267,7 +273,7 @@ int main(int argc, char **argv)
     double *g = insdg_calloc(nf, sizeof(double));
     s.g = g;
     op_cost c[6];
-    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_grouped(N), insdg_ops_cpu_sipdg_reg(N), lambda == 0.0, c);
+    costs(N, ref->Ncub, ref->Nfcub, insdg_ops_cpu_lift_faces(N), insdg_ops_cpu_sipdg_reg(N), lambda == 0.0, c);
     for (int k = 0; k < 6; ++k) {
       if (!want[k]) continue;
       double bw, peak;   /* this row's roofline, measured between its repetitions */

@@ -77,6 +77,13 @@ int insdg_ops_cpu_grouped(int N);
    for its interior elements; else 0. bench_ops counts its own flops and bytes. */
 int insdg_ops_cpu_sipdg_reg(int N);
 
+/* How this build's CPU G and SIPDG of degree N lift their face-weighted jumps: bit 1 set if G
+   lifts face by face (one lift product per face and the weighted sums: the groups and the
+   one-element kernels), bit 2 if SIPDG does (the groups, the register and the one-element
+   kernels); a clear bit: the tile kernels' two lift products over all faces. bench_ops counts
+   the flops of the path that runs. */
+int insdg_ops_cpu_lift_faces(int N);
+
 /* A velocity-like pair on a block with its halos and its Dirichlet data. */
 typedef struct {
   const double *u, *v;             /* [K][Np] */

@@ -96,12 +96,13 @@ typedef struct {
   int npad;   /* the padded operators' row length for this N's one-element kernels */
   int grouped;   /* elements per group where the kernels run on groups (ops_group.inc), else 0 */
   int sipdg_reg;   /* SIPDG with its values in registers (ops_sipdg_reg.inc) */
+  int lift_faces;   /* bit 1: G, bit 2: SIPDG lift face by face (insdg_ops_cpu_lift_faces) */
 } kernel_table;
 
 #define ENTRY(n)                                                                                    \
   {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
    divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, mass_norms##n, \
-   mnv##n, npad##n, grouped##n, sipdg_reg##n}
+   mnv##n, npad##n, grouped##n, sipdg_reg##n, lift_faces##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
@@ -122,6 +123,12 @@ int insdg_ops_cpu_sipdg_reg(int N)
 {
   INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
   return kernels[N].sipdg_reg;
+}
+
+int insdg_ops_cpu_lift_faces(int N)
+{
+  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
+  return kernels[N].lift_faces;
 }
 
 static double *transpose(const double *A, int rows, int cols)

@@ -621,6 +621,19 @@ int main(int argc, char **argv)
       return 1;
     }
 #endif
+  /* bench_ops counts G's and SIPDG's flops by how they lift (insdg_ops_cpu_lift_faces): the
+     groups and the register SIPDG lift face by face, and the one-element kernels of the low
+     degrees do too (the tiles, N >= 7 or 8 without groups, take two lifts) */
+  for (int N = 1; N <= INSDG_NMAX; ++N) {
+    const int lf = insdg_ops_cpu_lift_faces(N);
+    const int bad = lf < 0 || lf > 3 || ((insdg_ops_cpu_grouped(N) || N <= 6) && lf != 3) ||
+                    (insdg_ops_cpu_sipdg_reg(N) && !(lf & 2));
+    if (bad) {
+      fprintf(stderr, "FAIL: lift bits at N = %d: %d (grouped %d, register SIPDG %d)\n", N, lf,
+              insdg_ops_cpu_grouped(N), insdg_ops_cpu_sipdg_reg(N));
+      return 1;
+    }
+  }
   char path[1024], err[INSDG_ERRMSG_LEN];
   snprintf(path, sizeof path, "%s/hole41.msh", argv[1]);
   insdg_mesh *hole;
