@@ -51,6 +51,12 @@
  * row-by-row order, or the file's.
  * --lambda L: SIPDG's lambda (1 by default, the velocity's Helmholtz form; 0: the pressure's
  * Poisson form, whose kernel skips the mass matrix's product on lambda u, counted without it).
+ * --nbr-shift D (a diagnostic: wrong values, the loads' timing): the register SIPDG (the kernel
+ * that reads traces through the block's nbr_row; others prefetch by it) reads, across face f
+ * of element e, the row of element
+ * e + D (f + 1) / 3 (clamped to the block) instead of the neighbour's: D = 0 reads the element's
+ * own row, every trace an L1 hit; D = -48 rows 16, 32 and 48 elements back. The rows' distance
+ * in the real order is printed per degree ("# neighbour rows:"). docs/performance.md, session 47.
  */
 #include <math.h>
 #include <stdio.h>
@@ -166,10 +172,38 @@ static insdg_mesh *in_locality_order(insdg_mesh *m)
   return r;
 }
 
+/* Print how far, in elements, the rows that nbr_row points at lie from their element (those
+   read by the kernels that use nbr_row), and with `shift` point them at e + D (f + 1) / 3
+   instead (--nbr-shift: a diagnostic of the traces' load latency; the results are wrong) */
+static void nbr_distances(insdg_block *b, int np, int shift, int d)
+{
+  static const long edge[] = {1, 8, 64, 512, 4096};
+  long h[6] = {0}, tot = 0;
+  for (int e = 0; e < b->K; ++e) {
+    if (b->nbr_face[e] == INSDG_NBR_NONE) continue;
+    for (int f = 0; f < 3; ++f) {
+      const long dist = labs((long)b->nbr_row[3 * (size_t)e + f] / np - e);
+      int k = 0;
+      while (k < 5 && dist > edge[k]) ++k;
+      ++h[k], ++tot;
+      if (shift) {
+        long t = e + (long)d * (f + 1) / 3;
+        t = t < 0 ? 0 : t >= b->K ? b->K - 1 : t;
+        b->nbr_row[3 * (size_t)e + f] = (int)(t * np);
+      }
+    }
+  }
+  if (!tot) return;
+  printf("# neighbour rows (nbr_row) within 1, 8, 64, 512, 4096 elements, farther: %.1f %.1f %.1f %.1f %.1f %.1f%%%s\n",
+         100.0 * h[0] / tot, 100.0 * h[1] / tot, 100.0 * h[2] / tot, 100.0 * h[3] / tot, 100.0 * h[4] / tot,
+         100.0 * h[5] / tot, shift ? "; --nbr-shift: rows moved, results wrong" : "");
+}
+
 int main(int argc, char **argv)
 {
   int kmin = 20000, nmin = 1, nmax = 10, in_cache = 0, locality = 1, repeats = 5;
   double seconds = 0.05, lambda = 1.0;
+  int nbr_shift = 0, shift_nbrs = 0;
   const char *csv_path = NULL, *mesh_path = NULL;
   int want[6] = {1, 1, 1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
@@ -185,6 +219,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--lambda") && i + 1 < argc) lambda = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--nbr-shift") && i + 1 < argc) nbr_shift = atoi(argv[++i]), shift_nbrs = 1;
     else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
       for (int k = 0; k < 6; ++k) want[k] = 0;
       for (const char *p = argv[++i]; *p; ++p)
@@ -192,7 +227,7 @@ int main(int argc, char **argv)
     } else {
       fprintf(stderr, "usage: bench_ops [--kmin K] [--nmin NMIN] [--nmax NMAX<=15] [--ops 0,1,2,3,4,5] [--csv FILE]\n"
                       "                 [--in-cache] [--seconds S] [--repeats R] [--mesh FILE.msh]\n"
-                      "                 [--order file|locality] [--lambda L]\n");
+                      "                 [--order file|locality] [--lambda L] [--nbr-shift D]\n");
       return 2;
     }
   }
@@ -266,6 +301,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = INSDG_BC_DIRICHLET;
     insdg_block_bc_codes(b, codes, bc);
     s.bc = bc;
+    nbr_distances(b, ref->Np, shift_nbrs, nbr_shift);
     for (int i = 0; i < 8; ++i) {
       s.f[i] = insdg_malloc(sizeof(double) * n);
       for (size_t k = 0; k < n; ++k) s.f[i][k] = sin(0.001 * (double)k + i);
