@@ -260,6 +260,9 @@ int main(int argc, char **argv)
   if (file_mesh)
     printf("# last-level cache %.0f MiB; the mesh of %s (K = %d); one block, one thread\n", llc / 1048576, mesh_path,
            file_mesh->K);
+  else if (in_cache)
+    printf("# last-level cache %.0f MiB; --in-cache: K >= %d elements (the rectangle's next size up); one block, one "
+           "thread\n", llc / 1048576, kmin);
   else
     printf("# last-level cache %.0f MiB; fields sized to >= 4x that; one block, one thread\n", llc / 1048576);
   printf("# elements in %s order\n",
