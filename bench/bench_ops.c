@@ -53,10 +53,10 @@
  * Poisson form, whose kernel skips the mass matrix's product on lambda u, counted without it).
  * --nbr-shift D (a diagnostic: wrong values, the loads' timing): the register SIPDG (the kernel
  * that reads traces through the block's nbr_row; others prefetch by it) reads, across face f
- * of element e, the row of element
- * e + D (f + 1) / 3 (clamped to the block) instead of the neighbour's: D = 0 reads the element's
- * own row, every trace an L1 hit; D = -48 rows 16, 32 and 48 elements back. The rows' distance
- * in the real order is printed per degree ("# neighbour rows:"). docs/performance.md, session 47.
+ * of element e, the row of element e + D (f + 1) / 3 (clamped to the block) instead of the
+ * neighbour's: D = 0 reads the element's own row, every trace an L1 hit; D = -48 rows 16, 32
+ * and 48 elements back. The rows' distance in the real order is printed per degree ("#
+ * neighbour rows"). docs/performance.md, session 47.
  */
 #include <math.h>
 #include <stdio.h>
