@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "sched_home.h"
 #include "exchange.h"
 
 insdg_dfield *insdg_dfield_create(insdg_tasks *T)
@@ -19,6 +20,7 @@ insdg_dfield *insdg_dfield_create(insdg_tasks *T)
     const int n = L->block[b]->K * Np;
     f->block_mem[b] = insdg_calloc((size_t)n, sizeof(double));
     starpu_vector_data_register(&f->block[b], STARPU_MAIN_RAM, (uintptr_t)f->block_mem[b], (uint32_t)n, sizeof(double));
+    insdg_sched_home_tag(f->block[b], b - T->b_begin);
   }
   f->recv = insdg_xplan_recv_create(T->x, &f->recv_mem);
   return f;

@@ -248,7 +248,10 @@ static int cpu_codelets(void)
 #endif
 }
 
-int insdg_task_sipdg_in_parts(const insdg_tasks *T) { return T->b_end - T->b_begin >= 2 && cpu_codelets(); }
+int insdg_task_sipdg_in_parts(const insdg_tasks *T)
+{
+  return T->size > 1 && T->b_end - T->b_begin >= 2 && cpu_codelets();
+}
 
 int insdg_task_fuse_local_gradient(const insdg_tasks *T)
 {

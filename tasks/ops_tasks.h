@@ -30,11 +30,13 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
 /* A u; ux, uy are scratch fields for the local gradient */
 /* 1 where a SIPDG application is, per block, two tasks: the elements that read no halo
    (insdg_block.Kin) as soon as the block's local gradient is there, then the rest once
-   its neighbours' are. That is where this rank has several blocks and CPU codelets: with
-   one block a rank's halos come from other ranks only, through receive buffers, and
-   measured on 2 ranks x 1 worker the extra tasks cost more than the overlap gained
-   (docs/performance.md, 2026-11-27); GPU kernels take whole blocks (a launch per part
-   would cost more than it hides). */
+   its neighbours' are. That is where halos travel between ranks while the inner parts run
+   and this rank has several blocks, with CPU codelets. Not with one block per rank: its
+   halos come from other ranks only, and measured on 2 ranks x 1 worker the extra tasks
+   cost more than the overlap gained (docs/performance.md, 2026-11-27); not on one rank:
+   its blocks' halos are in memory, and on 1 rank x 2 workers the step was 3-4% faster
+   without them (docs/performance.md, "The two-worker step on a Zen 5 VM", 2026-12-05);
+   GPU kernels take whole blocks (a launch per part would cost more than it hides). */
 int insdg_task_sipdg_in_parts(const insdg_tasks *T);
 
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,

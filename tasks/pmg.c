@@ -2,6 +2,7 @@
  * smooth, residual, restrict, recurse, prolong, smooth; every line submits tasks. */
 #include "pmg.h"
 #include "curved.h"
+#include "sched_home.h"
 #include "dense.h"
 
 #include <math.h>
@@ -713,6 +714,7 @@ static void setup_degree1(insdg_pmg *pmg, level *c, const signed char *bc, doubl
     D->piece_mem[b] = insdg_calloc((size_t)(nagg > 0 ? nagg : 1), sizeof(double));
     starpu_vector_data_register(&D->piece[b], STARPU_MAIN_RAM, (uintptr_t)D->piece_mem[b], (uint32_t)nagg,
                                 sizeof(double));
+    insdg_sched_home_tag(D->piece[b], b - c->Tp->b_begin);
   }
   const int nc = D->agg_start[B];
   {   /* every rank: Ac = P^T A1 P with P piecewise constant on the global aggregates */

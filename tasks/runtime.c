@@ -2,6 +2,7 @@
  * runtime.h). */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "sched_home.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -175,6 +176,12 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (opts && opts->sched) conf.sched_policy_name = opts->sched;
+#if !defined(STARPU_USE_CUDA) && !defined(STARPU_USE_HIP)
+  /* CPU workers only: each block's tasks on one worker (sched_home.h) unless a scheduler is
+     named (option or STARPU_SCHED) */
+  else if (!getenv("STARPU_SCHED") || !*getenv("STARPU_SCHED"))
+    conf.sched_policy = insdg_sched_home_policy();
+#endif
   conf.nopencl = 0;   /* the kernels are CPU (and, with a CUDA StarPU, CUDA) only */
   if (opts && opts->ncpu > 0) {
     conf.ncpus = opts->ncpu, workers_origin = "option";

@@ -54,8 +54,8 @@ int insdg_runtime_cuda_workers(void);   /* CUDA workers of this rank (0 without 
    this rank's affinity mask, shared among the node's ranks with the same mask) or "work"
    (fewer: opts.max_ncpu). */
 const char *insdg_runtime_workers_origin(void);
-/* The name of the StarPU scheduling policy in use (opts.sched, STARPU_SCHED or StarPU's
-   default, lws). */
+/* The StarPU scheduling policy in use: "insdg-home" (sched_home.h) on CPU-only StarPUs unless
+   opts.sched or STARPU_SCHED names another, else that one or StarPU's default. */
 const char *insdg_runtime_scheduler(void);
 /* 1 when insdg turned StarPU's asynchronous host-device copies off: several ranks with
    CUDA workers and STARPU_DISABLE_ASYNCHRONOUS_COPY unset (runtime.c says why). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "sched_home.h"
 #include "exchange.h"
 #include "ops_tasks.h"
 #include "starpu_gpu.h"
@@ -24,6 +25,7 @@ insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp)
     s->partial_mem[b] = insdg_calloc((size_t)ncomp, sizeof(double));
     starpu_vector_data_register(&s->partial[b], STARPU_MAIN_RAM, (uintptr_t)s->partial_mem[b], (uint32_t)ncomp,
                                 sizeof(double));
+    insdg_sched_home_tag(s->partial[b], b - T->b_begin);
   }
   s->value_mem = insdg_calloc((size_t)ncomp, sizeof(double));
   starpu_vector_data_register(&s->value, STARPU_MAIN_RAM, (uintptr_t)s->value_mem, (uint32_t)ncomp, sizeof(double));

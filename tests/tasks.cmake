@@ -70,6 +70,14 @@ set_tests_properties(idle_worker_blocks PROPERTIES LABELS unit SKIP_RETURN_CODE 
 set_tests_properties(idle_worker_polls PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "${_idle_env};STARPU_NCPU=2;STARPU_IDLE_POLL_US=300000")
 
+# the scheduling policy of CPU-only runs (tasks/sched_home.h): a worker takes a busy one's
+# tasks, and its own before another's
+add_executable(test_sched_home test_sched_home.c)
+target_link_libraries(test_sched_home PRIVATE insdg_tasks)
+add_test(NAME sched_home COMMAND $<TARGET_FILE:test_sched_home>)
+set_tests_properties(sched_home PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 120
+                     ENVIRONMENT "${_idle_env};STARPU_WORKERS_NOBIND=1")
+
 # more workers than the cores a rank may use: one warning naming the counts and the way out
 # (tasks/runtime.c); as many workers as cores: none. taskset gives the rank one core.
 find_program(INSDG_TASKSET taskset)

@@ -1,0 +1,21 @@
+/* sched_home.h -- "insdg-home", the StarPU scheduling policy of CPU-only runs: each block's
+ * tasks on one worker, the block's home; a worker with none of its own takes another's
+ * (sched_home.c; tasks/README.md "Workers and cores"). */
+#ifndef INSDG_SCHED_HOME_H
+#define INSDG_SCHED_HOME_H
+
+#include <starpu.h>
+
+/* Mark h as data of this rank's block `block` (0-based): a task that writes it runs on the
+   block's home worker when that one is free. */
+void insdg_sched_home_tag(starpu_data_handle_t h, int block);
+/* The block a task belongs to: that of the first tagged handle it writes, else of the first
+   it reads; -1 if none. */
+int insdg_sched_home_block(const struct starpu_task *t);
+/* The policy, for starpu_conf.sched_policy. */
+struct starpu_sched_policy *insdg_sched_home_policy(void);
+/* Of the tasks popped so far, the share taken from another worker's queue; -1 when StarPU
+   does not run with this policy. */
+double insdg_sched_home_stolen_share(void);
+
+#endif
