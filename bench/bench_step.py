@@ -25,7 +25,12 @@ median. The repeats run in rounds: round r runs every setting once before round 
 so that the settings of a round ran side by side (this VM's speed drifts by up to 2x
 over minutes; before 2026-11-28 each setting ran its repeats back to back, and a drift
 between settings went into their ratios). Each round's times are printed as it ends, and
-ms_2w, ms_2r and the bound over ms_1w round by round (with their medians) at the end. A setting whose step takes over 1 s (2 ranks before issue 12) runs fewer steps and one
+ms_2w, ms_2r and the bound over ms_1w round by round (with their medians) at the end.
+Before each round bench/core_latency (built beside PATH) measures the two cores' cache-line
+round trip: on the 2-vCPU VMs the host moves the vCPUs nearer or farther (80 to 750 ns
+from minute to minute), and 2w, which shares memory between the cores, moves with it (0.6
+x ms_1w at 80 ns, 0.8 at 380 ns on a Zen 5 VM, 2026-12-05); the round lines and the end
+say it. A setting whose step takes over 1 s (2 ranks before issue 12) runs fewer steps and one
 repeat, to stay within the budget (seconds per setting, default 150); the table says how
 many. Per setting also (insdg's own counters, summary.json "runtime_counters", rank 0):
 tasks inserted per step and per pressure PCG iteration and block, host waits per step,
@@ -59,6 +64,7 @@ runs of one binary moved by 1.7x, 16 pairs resolved a 5% difference (4 blocks ag
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -146,6 +152,17 @@ def step_ms(s0, s1, T):
     return 1e3 * (s1["stage_seconds"]["step"] - s0["stage_seconds"]["step"]) / T
 
 
+def core_latency(args):
+    """the two cores' cache-line round trip in ns (bench/core_latency, built beside insdg),
+    or None where it is missing or the process has one CPU"""
+    exe = os.path.join(os.path.dirname(args.insdg), "bench", "core_latency")
+    if not os.path.exists(exe):
+        return None
+    p = subprocess.run([exe, "--rounds", "50000", "--batches", "3"], capture_output=True, text=True)
+    m = re.search(r"round_trip_ns=([0-9.]+)", p.stdout) if p.returncode == 0 else None
+    return float(m.group(1)) if m else None
+
+
 def run(args, setting, steps, outdir, profile=False, insdg=None, env_extra=None):
     return finish(start(args, setting, steps, outdir, profile, insdg=insdg, env_extra=env_extra))
 
@@ -188,7 +205,9 @@ def measure_all(args, settings):
             R = 1
         plan[name] = (T, R, short)
         acc[name] = {"times": [], "stages": [], "diag": [], "last": None, "load": load}
+    lat = []   # the two cores' round trip before each round (core_latency)
     for r in range(max(R for T, R, _ in plan.values())):
+        lat.append(core_latency(args))
         for name in settings:
             T, R, short = plan[name]
             if r >= R:
@@ -201,7 +220,9 @@ def measure_all(args, settings):
             a["diag"].append(1e3 * (s1["stage_seconds"]["diagnostics"] - s0["stage_seconds"]["diagnostics"]) / T)
             a["last"] = s1
         print(f"  round {r + 1}: " + ", ".join(f"{n} {acc[n]['times'][r]:.1f}" for n in settings
-                                               if len(acc[n]["times"]) > r) + " ms/step", flush=True)
+                                               if len(acc[n]["times"]) > r) + " ms/step"
+              + (f" (core round trip before it {lat[-1]:.0f} ns)" if lat[-1] else ""), flush=True)
+    measure_all.latencies = lat
     rows = []
     for name in settings:
         setting, copies = settings[name]
@@ -360,6 +381,10 @@ def main():
         rr = round_ratios(by, name)
         if rr:
             print(f"({what} / ms_1w round by round: {' '.join(f'{x:.2f}' for x in rr)}; median {statistics.median(rr):.2f})")
+    lat = getattr(measure_all, "latencies", [])
+    if any(lat):
+        print(f"(the two cores' cache-line round trip before each round, bench/core_latency: "
+              f"{' '.join('%.0f' % x if x else '-' for x in lat)} ns; the shared-memory settings (2w) move with it)")
     if "1wx2" in by and "1w" in by:
         bound = get("1wx2", "ms_median") / 2
         print(f"(two-core bound: two 1-worker runs at once take {get('1wx2', 'ms_median'):.1f} ms/step each, so the "

@@ -95,3 +95,16 @@ if(INSDG_TASKSET)
                        ENVIRONMENT "STARPU_SILENT=1;STARPU_NCPU=1;STARPU_HOME=${CMAKE_BINARY_DIR}"
                        FAIL_REGULAR_EXPRESSION "insdg: warning")
 endif()
+
+# bench/core_latency (bench_step.py runs it before each round; nothing timed is compared):
+# on two CPUs its result line with a round trip; confined to one CPU, exit 3 and the reason
+add_test(NAME core_latency COMMAND $<TARGET_FILE:core_latency> --rounds 2000 --batches 3)
+set_tests_properties(core_latency PROPERTIES LABELS unit SKIP_RETURN_CODE 3
+                     PASS_REGULAR_EXPRESSION "core_latency: round_trip_ns=[0-9]+\\.[0-9] min=[0-9.]+ max=[0-9.]+ cpus=[0-9]+,[0-9]+")
+if(INSDG_TASKSET)
+  add_test(NAME core_latency_one_cpu COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:core_latency>)
+  set_tests_properties(core_latency_one_cpu PROPERTIES LABELS unit WILL_FAIL TRUE)
+  add_test(NAME core_latency_one_cpu_message COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:core_latency>)
+  set_tests_properties(core_latency_one_cpu_message PROPERTIES LABELS unit
+                       PASS_REGULAR_EXPRESSION "core_latency: this process may use fewer than two CPUs")
+endif()
