@@ -39,8 +39,10 @@ workers' time waiting in MPI for neighbours; the stages' ms per step; the diagno
 after each step (insdg's "diagnostics" stage: D u, the host copies, the kinetic energy,
 forces and CSV row; outside the step time, but in every run's wall time); the load average
 before the runs. Blocks: insdg's default (one per worker of a rank). runtime_share: the fraction of the 1-worker step time the
-worker spends outside task functions (one extra run with STARPU_PROFILING=1; task
-functions are the kernels and halo copies). The last line is
+worker spends outside task functions (two extra runs with STARPU_PROFILING=1, of W and
+of W + T steps: the difference of their workers' task and worker seconds, so the same T
+steps as the step time; until 2026-12-05 one run of W + 10 steps, which weighed the first
+steps; task functions are the kernels and halo copies). The last line is
 
   bench_step: ms_1w=<x> ms_2w=<x> ms_2r=<x> runtime_share=<x> tasks_per_p_iteration=<x> messages_per_step=<x>
 
@@ -318,7 +320,7 @@ def markdown(rows, share, cpu):
                      f"{r['collectives_per_step']:.0f} | {r['wait_ms_per_step']:.1f} | "
                      f"{r['steps']} x {r['repeats']} | {r['load']:.2f} |")
     lines.append("")
-    lines.append(f"runtime_share (1w, STARPU_PROFILING=1): {share:.3f}")
+    lines.append(f"runtime_share (1w, STARPU_PROFILING=1, steps W + 1 to W + T): {share:.3f}")
     return "\n".join(lines) + "\n"
 
 
@@ -367,9 +369,12 @@ def main():
     print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
     t0 = time.time()
     rows = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
-    prof = run(args, settings["1w"], args.warmup + 10, os.path.join(args.work, "profile"), profile=True)
-    cpu_prof = prof["runtime"]["cpu"]
-    share = 1.0 - cpu_prof["task_seconds"] / cpu_prof["worker_seconds"]
+    # the workers' profile of W and of W + T steps: their difference is the T steps the step
+    # time counts (a profile of the first steps alone weighs the start: on the Zen 5 VM, W + 10
+    # steps gave 0.17-0.19 where the difference gives 0.10-0.12, 2026-12-05)
+    prof = [run(args, settings["1w"], n, os.path.join(args.work, "profile"), profile=True)["runtime"]["cpu"]
+            for n in (args.warmup, args.warmup + args.steps)]
+    share = 1.0 - (prof[1]["task_seconds"] - prof[0]["task_seconds"]) / (prof[1]["worker_seconds"] - prof[0]["worker_seconds"])
     table = markdown(rows, share, cpu)
     print(table)
     if args.markdown:
