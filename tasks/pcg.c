@@ -29,6 +29,18 @@ void insdg_dinv_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
   insdg_task_dinv(*(const insdg_dinv *)ctx, in, out);
 }
 
+/* A preconditioner that works element by element, which insdg_task_pcg_tail fuses with the
+   update and the dots (CPU codelets only): 1 the inverse mass, 2 a (block) Jacobi *D; 0 any
+   other (pMG, AMG, none). */
+static int pointwise_prec(const insdg_tasks *T, const insdg_linop *P, insdg_dinv *D)
+{
+  if (!P || !insdg_task_fuse_local_gradient(T)) return 0;
+  if (P->apply == insdg_inverse_mass_apply) return 1;
+  if (P->apply == insdg_jacobi_apply) return *D = (insdg_dinv){P->ctx, 0}, 2;
+  if (P->apply == insdg_dinv_apply) return *D = *(const insdg_dinv *)P->ctx, 2;
+  return 0;
+}
+
 static insdg_coef ratio(double sign, insdg_dscalar *num, int nc, insdg_dscalar *den, int dc)
 {
   return (insdg_coef){sign, {num, nc}, {den, dc}};
@@ -139,10 +151,17 @@ static void submit_tail(insdg_tasks *T, solve *s)
   insdg_pcg_work *w = s->w;
   ++s->res.iterations;
   s->started = 1, s->head_queued = 0;
-  insdg_task_pcg_update((insdg_sref){s->rz_old, 0}, (insdg_sref){w->pAp, 0}, w->p, w->Ap, s->x, w->r, w->r_prev);
-  if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
-  if (w->ones) project_constants(T, w->ones, w->proj, w->z);
-  insdg_task_pcg_dots(w->r, w->z, w->r_prev, s->rz_new);   /* r.z, r.r, (r - r_prev).z */
+  const insdg_sref num = {s->rz_old, 0}, den = {w->pAp, 0};
+  insdg_dinv D;
+  const int pointwise = pointwise_prec(T, s->prec, &D);
+  if (pointwise && !w->ones) {   /* one task per block for the three below */
+    insdg_task_pcg_tail(num, den, w->p, w->Ap, s->x, w->r, w->r_prev, pointwise == 2 ? &D : NULL, w->z, s->rz_new);
+  } else {
+    insdg_task_pcg_update(num, den, w->p, w->Ap, s->x, w->r, w->r_prev);
+    if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
+    if (w->ones) project_constants(T, w->ones, w->proj, w->z);
+    insdg_task_pcg_dots(w->r, w->z, w->r_prev, s->rz_new);   /* r.z, r.r, (r - r_prev).z */
+  }
   s->res.iteration_tasks += insdg_runtime_tasks_inserted() - t0;
 }
 

@@ -54,7 +54,7 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
 
 /* ---- codelets -------------------------------------------------------------------------- */
 enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS,
-                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP, V_COMBINE };
+                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP, V_COMBINE, V_PCG_TAIL };
 
 typedef struct {
   int kind;
@@ -71,6 +71,7 @@ typedef struct {
   const double *dinv;  /* V_JACOBI, V_CHEB_*: the block's part */
   int dblock;          /* dinv holds [K][Np][Np] element blocks (insdg_dinv) */
   int gsrc, gpos;      /* V_CHEB_*, gpos > 0: the local gradient of buffer gsrc into buffers gpos, gpos + 1 */
+  int prec;            /* V_PCG_TAIL: V_INVMASS or V_JACOBI (dinv, dblock) */
 } vec_args;
 
 /* z = D r on a block: the point diagonal, or each element's dense block (block = Np) */
@@ -185,8 +186,10 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
     case V_JACOBI:
       apply_dinv(&a, VEC(0), VEC(1));
       break;
-    case V_PCG_UPDATE: {   /* [p, Ap, x, r, (r_prev), num, den] */
-      const int k = a.flag ? 5 : 4;
+    case V_PCG_UPDATE:     /* [p, Ap, x, r, (r_prev), num, den] */
+    case V_PCG_TAIL: {     /* [p, Ap, x, r, (r_prev), z, partial, num, den]: the update, z = P r,
+                              the dots: V_PCG_UPDATE, a.prec, V_PCG_DOTS in one task */
+      const int nv = a.flag ? 5 : 4, k = a.kind == V_PCG_TAIL ? nv + 2 : nv;
       a.sign = 1.0;
       const double cx = coefficient(&a, buffers, k);
       a.sign = -1.0;
@@ -196,6 +199,12 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       if (a.flag) memcpy(VEC(4), r, sizeof(double) * (size_t)a.n);
       for (int i = 0; i < a.n; ++i) x[i] += cx * p[i];
       for (int i = 0; i < a.n; ++i) r[i] += cr * Ap[i];
+      if (a.kind == V_PCG_TAIL) {
+        double *z = VEC(nv);
+        if (a.prec == V_INVMASS) insdg_op_mass(a.op, a.b, 1, 1.0, r, z);
+        else apply_dinv(&a, r, z);
+        pcg_dots(a.n, r, z, a.flag ? VEC(4) : NULL, VEC(nv + 1));
+      }
       break;
     }
     case V_PCG_DOTS: {   /* [r, z, (r_prev), partial] */
@@ -413,7 +422,8 @@ static struct starpu_codelet reduce_cl = {
     .cpu_funcs = {vec_op_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_reduce"};
 static const char *vec_name[] = {"axpy",       "xpay",     "copy",       "sub",       "inverse_mass",
                                  "jacobi",     "dots",     "reduce",     "axpby",     "mass",
-                                 "pcg_update", "pcg_dots", "cheb_first", "cheb_step", "combine"};
+                                 "pcg_update", "pcg_dots", "cheb_first", "cheb_step", "combine",
+                                 "pcg_tail"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -586,6 +596,32 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
   else
     per_block((vec_args){.kind = V_PCG_UPDATE}, (insdg_dfield *[]){p, Ap, x, r},
               (enum starpu_data_access_mode[]){STARPU_R, STARPU_R, STARPU_RW, STARPU_RW}, 4, &c);
+}
+
+void insdg_task_pcg_tail(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_dfield *Ap, insdg_dfield *x,
+                         insdg_dfield *r, insdg_dfield *r_prev, const insdg_dinv *D, insdg_dfield *z, insdg_dscalar *s)
+{
+  insdg_tasks *T = s->T;
+  const insdg_layout *L = T->L;
+  const int Np = L->mesh->ref->Np;
+  INSDG_CHECK(s->ncomp == 3 && insdg_task_fuse_local_gradient(T));
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    vec_args a = {.kind = V_PCG_TAIL, .n = L->block[b]->K * Np, .ndots = 3, .flag = r_prev != NULL, .op = T->op,
+                  .b = L->block[b], .prec = D ? V_JACOBI : V_INVMASS, .sign = 1.0, .has_num = num.s != NULL,
+                  .has_den = den.s != NULL, .num_comp = num.comp, .den_comp = den.comp};
+    if (D) a.dinv = D->d + (size_t)L->block_start[b] * Np * (D->block ? Np : 1), a.dblock = D->block;
+    struct starpu_data_descr d[9];
+    int nd = 0;
+    d[nd++] = (struct starpu_data_descr){p->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){Ap->block[b], STARPU_R};
+    d[nd++] = (struct starpu_data_descr){x->block[b], STARPU_RW}, d[nd++] = (struct starpu_data_descr){r->block[b], STARPU_RW};
+    if (r_prev) d[nd++] = (struct starpu_data_descr){r_prev->block[b], STARPU_W};
+    d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_W};
+    d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
+    if (a.has_num) d[nd++] = (struct starpu_data_descr){num.s->value, STARPU_R};
+    if (a.has_den) d[nd++] = (struct starpu_data_descr){den.s->value, STARPU_R};
+    insert(T, &a, d, nd);
+  }
+  submit_reduce(s);
 }
 
 /* the gradient outputs of a Chebyshev update: appended to its n vectors (g->of among them) */

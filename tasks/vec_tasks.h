@@ -89,6 +89,12 @@ void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insd
                            insdg_dfield *r, insdg_dfield *r_prev);
 /* PCG: s = (r.z, r.r, (r - r_prev).z), or (r.z, r.r, r.z) when r_prev is NULL */
 void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s);
+/* PCG's tail in one task per block (only where insdg_task_fuse_local_gradient, CPU codelets):
+   insdg_task_pcg_update, then z = D r (D not NULL) or z = M^-1 r (D NULL: the inverse mass),
+   then insdg_task_pcg_dots(r, z, r_prev, s); the same operations in the same order as the
+   three tasks, so the same bits. */
+void insdg_task_pcg_tail(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_dfield *Ap, insdg_dfield *x,
+                         insdg_dfield *r, insdg_dfield *r_prev, const insdg_dinv *D, insdg_dfield *z, insdg_dscalar *s);
 /* With g (not NULL; only where insdg_task_fuse_local_gradient): the same task then writes
    the local gradient of g->of, one of the vectors it updated, into g->ux, g->uy (for the
    SIPDG application that follows: insdg_task_sipdg_given_gradient). */

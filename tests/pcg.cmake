@@ -19,6 +19,13 @@ add_test(NAME pcg_solve_w1_again COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC
 set_tests_properties(pcg_solve_w1_again PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" FIXTURES_SETUP pcg_dumps)
 # 7 blocks: 1 worker vs 2 workers bitwise; 1 rank vs 3 ranks to round-off, iterations +-2;
 # 1 block vs 7 blocks to round-off
+# the same solve with PCG's tail as three tasks per block (a preconditioner PCG does not
+# recognise): bitwise what the fused tail (insdg_task_pcg_tail) gives
+add_test(NAME pcg_solve_w2_unfused COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg>
+         solve 4 12 7 ${_d}/pcg_w2u.bin unfused)
+set_tests_properties(pcg_solve_w2_unfused PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=2" FIXTURES_SETUP pcg_dumps)
+add_test(NAME pcg_tail_fused_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pcg_w2u.bin ${_d}/pcg_w2.bin)
+set_tests_properties(pcg_tail_fused_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED pcg_dumps)
 add_test(NAME pcg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pcg_w1b.bin ${_d}/pcg_w2.bin)
 add_test(NAME pcg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w2.bin ${_d}/pcg_r3.bin 1e-9 2)
 add_test(NAME pcg_blocks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pcg_w1.bin ${_d}/pcg_w2.bin 1e-9 2)

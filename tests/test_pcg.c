@@ -6,9 +6,10 @@
  *                                     squares (h, h/2, h/4), N = 1..NMAX, PCG with pMG-AMG:
  *                                     L2 errors, rates (asserted >= N + 1 - 0.3 on the finest
  *                                     pair), iterations; prints a markdown table.
- *   test_pcg solve N NX NBLOCKS FILE [pmg]
- *                                     one Helmholtz solve (lambda = 1e4, inverse mass), or
- *                                     with pmg one Poisson solve (pMG-AMG); writes the
+ *   test_pcg solve N NX NBLOCKS FILE [pmg|unfused]
+ *                                     one Helmholtz solve (lambda = 1e4, inverse mass; with
+ *                                     unfused the inverse mass through a wrapper PCG does
+ *                                     not fuse), or with pmg one Poisson solve (pMG-AMG); writes the
  *                                     iterations and the solution (original order) to FILE
  *   test_pcg pmg N NX NBLOCKS MAXIT [neumann]
  *                                     Poisson (Dirichlet, or pure Neumann) with pMG-AMG, at
@@ -60,7 +61,15 @@ static double forcing(const problem *p, double x, double y)   /* -Lap u + lambda
 
 /* Solve on mesh (nblocks blocks over the ranks); returns iterations, fills the L2 error
    and, if sol != NULL, the solution in original element order. */
-enum { PREC_INVMASS, PREC_PMG };
+enum { PREC_INVMASS, PREC_PMG, PREC_INVMASS_UNFUSED };
+
+/* the inverse mass through a function PCG does not know: its update, preconditioner and
+   dots stay three tasks (insdg_task_pcg_tail fuses them for insdg_inverse_mass_apply) */
+static void inverse_mass_unfused(void *ctx, insdg_dfield *in, insdg_dfield *out)
+{
+  (void)ctx;
+  insdg_task_inverse_mass(in, out);
+}
 /* pMG's coarse solve (pmg.h), and the one it must have chosen (-1: not checked) */
 static int coarse_choice = INSDG_PMG_COARSE_AUTO, expect_coarse = -1;
 static const char *coarse_name(int kind)
@@ -132,6 +141,7 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
 
   insdg_sipdg_ctx actx = {bc, pb->lambda, ux, uy};
   insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
+  if (prec == PREC_INVMASS_UNFUSED) P = (insdg_linop){inverse_mass_unfused, NULL};
   insdg_pmg *pmg = NULL;
   if (prec == PREC_PMG) {
     const insdg_pmg_opts po = {.coarse = coarse_choice};
@@ -371,7 +381,9 @@ int main(int argc, char **argv)
     failures = converge(atoi(argv[2]), argv[3]);
   } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "solve")) {
     const int N = atoi(argv[2]), nx = atoi(argv[3]), nblocks = atoi(argv[4]);
-    const int prec = argc == 7 && !strcmp(argv[6], "pmg") ? PREC_PMG : PREC_INVMASS;
+    const int prec = argc == 7 && !strcmp(argv[6], "pmg")        ? PREC_PMG
+                     : argc == 7 && !strcmp(argv[6], "unfused") ? PREC_INVMASS_UNFUSED
+                                                                : PREC_INVMASS;
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
     /* the two solves of a time step: velocity Helmholtz with lambda = gamma / (nu dt) in the
        time-stepping range and the inverse mass; pressure Poisson with pMG-AMG */
@@ -410,7 +422,7 @@ int main(int argc, char **argv)
              failures ? "FAIL" : "ok", pb.name, N, mesh->K, coarse_name(expect_coarse), it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg] | pmg N NX NBLOCKS MAXIT [neumann|amg] | projection NBLOCKS | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg|unfused] | pmg N NX NBLOCKS MAXIT [neumann|amg] | projection NBLOCKS | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();
