@@ -12,11 +12,12 @@
  *
  * Why a backlog of two: a single task queued behind a busy home worker waits for it (the
  * tasks are 2-50 us; it starts when the current one ends), because running it on another
- * core moves the block's vectors between the cores' caches, and on the VMs measured that
- * cost more than the wait: with a one-task threshold a fifth of the tasks ran away from home
- * and the two-worker step was 4-9% slower, with StarPU's lws (which queues a task on the
- * worker that made it ready) 8-12% slower (docs/performance.md, "The two-worker step on a
- * Zen 5 VM", 2026-12-05). Two or more queued is a backlog the home worker cannot clear soon:
+ * core moves the block's vectors between the cores' caches, and on the 2-vCPU Zen 5 VM
+ * measured that cost more than the wait: with a one-task threshold a fifth of the tasks ran
+ * away from home and the two-worker step was 4-9% slower, with StarPU's lws (which queues a
+ * task on the worker that made it ready) 8-12% slower (docs/performance.md, "The two-worker
+ * step on a Zen 5 VM", 2026-12-05; on the Intel VM of 2026-11-28 the one-task rule against
+ * lws made no difference). Two or more queued is a backlog the home worker cannot clear soon:
  * the other worker takes the oldest, so the balance between the blocks' chains holds.
  *
  * Waking: a push wakes the home worker; when the home is running a task and its FIFO now
