@@ -178,7 +178,8 @@ def run_copies(args, setting, steps, outdir, copies):
 
 
 def measure_all(args, settings):
-    """each setting's step time. Round r runs every setting once (W + T steps, and W steps
+    """each setting's step time (the rows) and the core_latency probe before each round.
+    Round r runs every setting once (W + T steps, and W steps
     for the difference) before round r + 1 starts, so that the settings of one round ran
     side by side: this VM's speed drifts by up to 2x over minutes, and ratios of one round
     (measured.ratios) compare what ran together. With copies > 1 (1wx2), that many
@@ -224,7 +225,6 @@ def measure_all(args, settings):
         print(f"  round {r + 1}: " + ", ".join(f"{n} {acc[n]['times'][r]:.1f}" for n in settings
                                                if len(acc[n]["times"]) > r) + " ms/step"
               + (f" (core round trip before it {lat[-1]:.0f} ns)" if lat[-1] else ""), flush=True)
-    measure_all.latencies = lat
     rows = []
     for name in settings:
         setting, copies = settings[name]
@@ -251,7 +251,7 @@ def measure_all(args, settings):
               f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
               f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; scheduler {last.get('scheduler', '?')}; "
               f"load before {a['load']:.2f}", flush=True)
-    return rows
+    return rows, lat
 
 
 def sign_test(k, n):
@@ -368,7 +368,7 @@ def main():
         return
     print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
     t0 = time.time()
-    rows = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
+    rows, lat = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
     # the workers' profile of W and of W + T steps: their difference is the T steps the step
     # time counts (a profile of the first steps alone weighs the start: on the Zen 5 VM, W + 10
     # steps gave 0.17-0.19 where the difference gives 0.10-0.12, 2026-12-05)
@@ -386,7 +386,6 @@ def main():
         rr = round_ratios(by, name)
         if rr:
             print(f"({what} / ms_1w round by round: {' '.join(f'{x:.2f}' for x in rr)}; median {statistics.median(rr):.2f})")
-    lat = getattr(measure_all, "latencies", [])
     if any(lat):
         print(f"(the two cores' cache-line round trip before each round, bench/core_latency: "
               f"{' '.join('%.0f' % x if x else '-' for x in lat)} ns; the shared-memory settings (2w) move with it)")
