@@ -17,7 +17,9 @@ the time it became ready (StarPU's push_start_time); its host waits include the 
 has none, and `stages` and `stalls` find no stage windows (`states` and `ready` need none).
 The patch also reads DBG_CPU=1 (the main thread's CPU ms per step on stderr),
 DBG_NICE=n (worker threads at nice n) and DBG_AFF=1|2|3 (tasks pinned to a worker per block:
-1 all, 2 the other way round, 3 only tasks that write a block).
+1 all, 2 the other way round, 3 only tasks that write a block; the blocks are the tags the
+tree's scheduler puts on the block handles, insdg_sched_home_tag, which the patch set itself
+before 2026-12-05).
 """
 import bisect
 import collections
