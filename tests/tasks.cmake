@@ -103,8 +103,8 @@ set_tests_properties(core_latency PROPERTIES LABELS unit SKIP_RETURN_CODE 3
                      PASS_REGULAR_EXPRESSION "core_latency: round_trip_ns=[0-9]+\\.[0-9] min=[0-9.]+ max=[0-9.]+ cpus=[0-9]+,[0-9]+")
 if(INSDG_TASKSET)
   add_test(NAME core_latency_one_cpu COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:core_latency>)
-  set_tests_properties(core_latency_one_cpu PROPERTIES LABELS unit WILL_FAIL TRUE)
+  set_tests_properties(core_latency_one_cpu PROPERTIES LABELS unit WILL_FAIL TRUE TIMEOUT 30)
   add_test(NAME core_latency_one_cpu_message COMMAND ${INSDG_TASKSET} -c 0 $<TARGET_FILE:core_latency>)
-  set_tests_properties(core_latency_one_cpu_message PROPERTIES LABELS unit
+  set_tests_properties(core_latency_one_cpu_message PROPERTIES LABELS unit TIMEOUT 30
                        PASS_REGULAR_EXPRESSION "core_latency: this process may use fewer than two CPUs")
 endif()
