@@ -30,8 +30,9 @@ void insdg_dinv_apply(void *ctx, insdg_dfield *in, insdg_dfield *out)
 }
 
 /* A preconditioner that works element by element, which insdg_task_pcg_tail fuses with the
-   update and the dots (CPU codelets only): 1 the inverse mass, 2 a (block) Jacobi *D; 0 any
-   other (pMG, AMG, none). */
+   update and the dots: 1 the inverse mass, 2 a (block) Jacobi *D; 0 any other (pMG, AMG,
+   none), and with GPU codelets (insdg_task_fuse_local_gradient is ops_tasks' CPU-codelet
+   test: the fused vector tasks have CPU functions only). */
 static int pointwise_prec(const insdg_tasks *T, const insdg_linop *P, insdg_dinv *D)
 {
   if (!P || !insdg_task_fuse_local_gradient(T)) return 0;

@@ -279,7 +279,8 @@ static void json_body(FILE *f, const run_state *r, double wall)
                                                               : "none");
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
   fprintf(f, ",\n  \"scheduler\": "), json_string(f, insdg_runtime_scheduler());
-  fprintf(f, ",\n  \"tasks_stolen_share\": "), json_number(f, insdg_sched_home_stolen_share() >= 0 ? insdg_sched_home_stolen_share() : NAN);
+  const double stolen = insdg_sched_home_stolen_share();   /* -1: another policy */
+  fprintf(f, ",\n  \"tasks_stolen_share\": "), json_number(f, stolen >= 0 ? stolen : NAN);
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,

@@ -29,6 +29,8 @@
  */
 #include "sched_home.h"
 
+#include "error.h"
+
 #include <starpu_scheduler.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +71,7 @@ int insdg_sched_home_block(const struct starpu_task *t)
 
 static void home_init(unsigned ctx)
 {
-  home_data *d = calloc(1, sizeof *d);
+  home_data *d = insdg_calloc(1, sizeof *d);
   STARPU_PTHREAD_MUTEX_INIT(&d->lock, NULL);
   for (int w = 0; w < STARPU_NMAXWORKERS; ++w) d->index[w] = -1;
   const unsigned nworkers = starpu_worker_get_count();
@@ -136,7 +138,7 @@ static struct starpu_sched_policy home_policy = {
   .push_task = home_push,
   .pop_task = home_pop,
   .policy_name = "insdg-home",
-  .policy_description = "each block's tasks on one worker; a worker with none of its own takes another's",
+  .policy_description = "each block's tasks on one worker; a worker with none of its own takes from another's backlog",
   .worker_type = STARPU_WORKER_LIST,
 };
 
