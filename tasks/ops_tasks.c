@@ -15,6 +15,7 @@
 #include "error.h"
 #include "exchange.h"
 #include "starpu_gpu.h"
+#include "vec_tasks.h"
 
 enum op_kind { OP_LOCAL_GRADIENT, OP_GRADIENT_SURFACE, OP_DIVERGENCE_VOLUME, OP_DIVERGENCE_SURFACE, OP_SIPDG,
                OP_ADV_VOLUME, OP_ADV_SURFACE };
@@ -51,10 +52,8 @@ static int block_buffers(void *buffers[], const op_args *a, const double **in, d
   return ndeps;
 }
 
-static void block_op_cpu(void *buffers[], void *cl_arg)
+static void block_op_run(op_args a, void *buffers[])
 {
-  op_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0};
   double *out[2] = {0};
   const int ndeps = block_buffers(buffers, &a, in, out);
@@ -100,6 +99,24 @@ static void block_op_cpu(void *buffers[], void *cl_arg)
     default:
       INSDG_CHECK(!"unknown operator");
   }
+}
+
+static void block_op_cpu(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  block_op_run(a, buffers);
+}
+
+/* the operator, then the fused vector work on the block's nodes (insdg_task_sipdg_then):
+   buffers [the operator's] [the work's not among them] (insdg_then_append) */
+static void block_op_then_cpu(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  insdg_block_then bt;
+  starpu_codelet_unpack_args(cl_arg, &a, &bt);
+  block_op_run(a, buffers);
+  insdg_then_run(&bt, buffers);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -173,14 +190,18 @@ static struct starpu_codelet block_op_cl = {
     INSDG_CODELET_FUNCS(block_op_cpu, block_op_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
 
+static struct starpu_codelet block_op_then_cl = {
+    .cpu_funcs = {block_op_then_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op_then"};
+
 static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",
                                 "sipdg",              "adv_volume",       "adv_surface"};
 
 /* Submit kind on every block of this rank: inputs read, halos of the first nhalo_fields
    inputs read (neighbouring blocks and receive buffers), outputs written (or
-   read-written when accumulate, for the surface term). */
+   read-written when accumulate, for the surface term). then (or NULL): vector work each
+   block's task runs after its kernel (insdg_task_sipdg_then). */
 static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **out, int accumulate,
-                             const double *const *g_global)
+                             const double *const *g_global, const insdg_then *then)
 {
   insdg_tasks *T = in[0]->T;
   const insdg_layout *L = T->L;
@@ -192,29 +213,38 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
     op_args a = proto;
     a.x = T->x, a.op = T->op, a.d = d, a.b = L->block[d];
     const int Kin = a.b->Kin;
-    if ((a.part == PART_INNER && Kin == 0) || (a.part == PART_CUT && Kin == a.b->K)) continue;   /* empty part */
+    if ((a.part == PART_INNER && Kin == 0) || (a.part == PART_CUT && Kin == a.b->K && !then)) continue;   /* empty part */
     const int out_mode = accumulate || (a.part == PART_CUT && Kin > 0) ? STARPU_RW : STARPU_W;
     const int e0 = L->block_start[d];
     if (a.bc) a.bc += 3 * (size_t)e0;
     for (int k = 0; k < MAX_FIELDS; ++k) a.g[k] = g_global && g_global[k] ? g_global[k] + (size_t)e0 * 3 * Nfp : NULL;
     const int nbuf = a.nin + a.nhalo_fields * insdg_xplan_ndeps(T->x, d) + a.nout;
-    struct starpu_data_descr *descr = insdg_thread_scratch_descr(nbuf);
+    struct starpu_data_descr *descr = insdg_thread_scratch_descr(nbuf + (then ? INSDG_THEN_MAXD : 0));
     int n = 0;
     for (int i = 0; i < a.nin; ++i) descr[n++] = (struct starpu_data_descr){in[i]->block[d], STARPU_R};
     for (int fld = 0; fld < a.nhalo_fields; ++fld) n += insdg_xplan_halo_descr(T->x, d, in[fld]->block, in[fld]->recv, descr + n);
     for (int i = 0; i < a.nout; ++i)
       descr[n++] = (struct starpu_data_descr){out[i]->block[d], out_mode};
-    const int status = INSDG_TASK_INSERT(&block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf, STARPU_VALUE, &a,
-                                         sizeof a, STARPU_NAME,
-                                         a.part == PART_CUT ? "sipdg_cut" : op_name[a.kind], 0);
+    const char *name = a.part == PART_CUT ? "sipdg_cut" : op_name[a.kind];
+    int status;
+    if (then) {   /* the work's data after the operator's, each handle once */
+      insdg_block_then bt;
+      const int nall = insdg_then_append(then, d, &bt, descr, nbuf);
+      status = INSDG_TASK_INSERT(&block_op_then_cl, STARPU_DATA_MODE_ARRAY, descr, nall, STARPU_VALUE, &a,
+                                 sizeof a, STARPU_VALUE, &bt, sizeof bt, STARPU_NAME, name, 0);
+    } else {
+      status = INSDG_TASK_INSERT(&block_op_cl, STARPU_DATA_MODE_ARRAY, descr, nbuf, STARPU_VALUE, &a, sizeof a,
+                                 STARPU_NAME, name, 0);
+    }
     INSDG_CHECK(status == 0);
   }
+  if (then && then->done) then->done(then);
 }
 
 void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy)
 {
   op_args a = {.kind = OP_LOCAL_GRADIENT, .nin = 1, .nout = 2};
-  submit_block_ops(a, (insdg_dfield *[]){u}, (insdg_dfield *[]){ux, uy}, 0, NULL);
+  submit_block_ops(a, (insdg_dfield *[]){u}, (insdg_dfield *[]){ux, uy}, 0, NULL, NULL);
 }
 
 void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p, insdg_dfield *px,
@@ -223,17 +253,17 @@ void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p
   insdg_task_local_gradient(p, px, py);   /* volume: no halo */
   insdg_dfield_exchange(1, (insdg_dfield *[]){p});
   op_args a = {.kind = OP_GRADIENT_SURFACE, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
-  submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 1, (const double *[]){g, 0, 0, 0});
+  submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 1, (const double *[]){g, 0, 0, 0}, NULL);
 }
 
 void insdg_task_divergence(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,
                            insdg_dfield *v, insdg_dfield *divu)
 {
   op_args vol = {.kind = OP_DIVERGENCE_VOLUME, .nin = 2, .nout = 1};
-  submit_block_ops(vol, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, NULL);
+  submit_block_ops(vol, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, NULL, NULL);
   insdg_dfield_exchange(2, (insdg_dfield *[]){u, v});
   op_args a = {.kind = OP_DIVERGENCE_SURFACE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
-  submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0});
+  submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0}, NULL);
 }
 
 /* 1 where the codelets run on CPU workers (not GPU codelets, nor their CPU emulation) */
@@ -259,9 +289,9 @@ int insdg_task_fuse_local_gradient(const insdg_tasks *T)
   return cpu_codelets();
 }
 
-/* A u, the local gradient (ux, uy) of u made here unless given */
+/* A u, the local gradient (ux, uy) of u made here unless given; then: fused work, or NULL */
 static void sipdg_tasks(const signed char *bc, const double *g, double lambda, insdg_dfield *u, insdg_dfield *ux,
-                        insdg_dfield *uy, insdg_dfield *Au, int gradient_given)
+                        insdg_dfield *uy, insdg_dfield *Au, int gradient_given, const insdg_then *then)
 {
   insdg_dfield *in[3] = {u, ux, uy};
   const double *gs[MAX_FIELDS] = {g};
@@ -271,38 +301,45 @@ static void sipdg_tasks(const signed char *bc, const double *g, double lambda, i
     op_args inner = a;
     inner.nhalo_fields = 0, inner.part = PART_INNER;
     insdg_dfield_exchange_post(3, in);
-    submit_block_ops(inner, in, (insdg_dfield *[]){Au}, 0, gs);
+    submit_block_ops(inner, in, (insdg_dfield *[]){Au}, 0, gs, NULL);
     insdg_dfield_exchange_finish(3, in);
     a.part = PART_CUT;
   } else {
     insdg_dfield_exchange(3, in);   /* one message per neighbour rank */
   }
-  submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs);
+  submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs, then);
 }
 
 void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,
                            insdg_dfield *ux, insdg_dfield *uy, insdg_dfield *Au)
 {
-  sipdg_tasks(bc, g, lambda, u, ux, uy, Au, 0);
+  sipdg_tasks(bc, g, lambda, u, ux, uy, Au, 0, NULL);
 }
 
 void insdg_task_sipdg(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                       insdg_dfield *uy, insdg_dfield *Au)
 {
-  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 0);
+  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 0, NULL);
 }
 
 void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux,
                                      insdg_dfield *uy, insdg_dfield *Au)
 {
-  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 1);
+  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, 1, NULL);
+}
+
+void insdg_task_sipdg_then(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy,
+                           insdg_dfield *Au, int gradient_given, const insdg_then *t)
+{
+  INSDG_CHECK(t && insdg_task_fuse_local_gradient(u->T));
+  sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, gradient_given, t);
 }
 
 static void advection_tasks(const signed char *bc, double lambda_factor, const double *const *g,
                             insdg_dfield **fields, insdg_dfield *Nu, insdg_dfield *Nv)
 {
   op_args vol = {.kind = OP_ADV_VOLUME, .nin = 4, .nout = 2};
-  submit_block_ops(vol, fields, (insdg_dfield *[]){Nu, Nv}, 0, NULL);
+  submit_block_ops(vol, fields, (insdg_dfield *[]){Nu, Nv}, 0, NULL, NULL);
   insdg_dfield *distinct[4];
   int nd = 0;
   for (int k = 0; k < 4; ++k) {
@@ -312,7 +349,7 @@ static void advection_tasks(const signed char *bc, double lambda_factor, const d
   }
   insdg_dfield_exchange(nd, distinct);
   op_args surf = {.kind = OP_ADV_SURFACE, .nin = 4, .nhalo_fields = 4, .nout = 2, .bc = bc, .lambda = lambda_factor};
-  submit_block_ops(surf, fields, (insdg_dfield *[]){Nu, Nv}, 1, g);
+  submit_block_ops(surf, fields, (insdg_dfield *[]){Nu, Nv}, 1, g, NULL);
 }
 
 void insdg_task_advection(const signed char *bc, const double *gu, const double *gv, insdg_dfield *u,

@@ -50,6 +50,14 @@ void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg
    two): CPU codelets. GPU codelets keep the operator's own local-gradient task. */
 int insdg_task_fuse_local_gradient(const insdg_tasks *T);
 
+/* insdg_task_sipdg (gradient_given 0) or insdg_task_sipdg_given_gradient (1), whose task of
+   each block then runs the vector work t on the block's nodes (vec_tasks.h, insdg_then:
+   a Chebyshev update, the dot p.Ap): one task per block instead of two. Only where
+   insdg_task_fuse_local_gradient (CPU codelets). */
+struct insdg_then;
+void insdg_task_sipdg_then(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy,
+                           insdg_dfield *Au, int gradient_given, const struct insdg_then *t);
+
 /* A u with Dirichlet data g [K][3Nfp] (insdg_op_sipdg_data): with u = 0, the data's part
    of the right-hand side */
 void insdg_task_sipdg_data(const signed char *bc, const double *g, double lambda, insdg_dfield *u,

@@ -32,10 +32,13 @@ typedef struct {
   int block;             /* dinv holds element blocks (the smoother's D is block-diagonal) */
   double lambda_max;     /* of D^-1 A, estimated */
   insdg_dfield *x, *b, *r, *d, *z, *Ad, *ux, *uy;
-  /* second buffers where the SIPDG runs in parts (insdg_task_sipdg_in_parts): successive
+  /* second buffers where the SIPDG runs in parts (insdg_task_sipdg_in_parts) or a
+     Chebyshev step is one task with its operator (insdg_task_sipdg_then): successive
      operator applications and Chebyshev steps alternate between the two, so that a block
-     never waits to overwrite what a neighbour's cut part still reads (tasks/README.md) */
+     never overwrites what a neighbour's operator still reads, nor waits to (tasks/README.md) */
   insdg_dfield *d2, *ux2, *uy2;
+  int alternate;         /* the second buffers are used */
+  int fuse_steps;        /* a Chebyshev step's operator and update in one task per block (CPU codelets) */
   int flip;              /* apply_A: the gradient buffers of the next application */
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
   double *PT;            /* [Np_coarser][Np]: its transpose (the CPU prolongation's rows) */
@@ -187,10 +190,8 @@ typedef struct {
 /* prolong: [coarse x (R), fine x (RW), (ux, uy (W): with a.op, then the local gradient of
    fine x)]; restrict: [fine b, fine Ad (R), coarse b (W)], of the residual r = b - Ad
    computed on the fly */
-static void transfer_cpu(void *buffers[], void *cl_arg)
+static void transfer_run(transfer_args a, void *buffers[])
 {
-  transfer_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
   double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[a.prolong ? 1 : 2]);
   double *res = NULL;
@@ -208,6 +209,13 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
   if (a.prolong && a.op)
     insdg_op_local_gradient(a.op, a.blk, dst, (double *)STARPU_VECTOR_GET_PTR(buffers[2]),
                             (double *)STARPU_VECTOR_GET_PTR(buffers[3]));
+}
+
+static void transfer_cpu(void *buffers[], void *cl_arg)
+{
+  transfer_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  transfer_run(a, buffers);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -241,6 +249,38 @@ static struct starpu_codelet prolong_grad_cl = {.cpu_funcs = {transfer_cpu}, .nb
                                                 .modes = {STARPU_R, STARPU_RW, STARPU_W, STARPU_W},
                                                 .name = "insdg_pmg_prolong_grad"};
 
+static transfer_args transfer_block(insdg_pmg *pmg, int l, int prolong, int b)
+{
+  const level *f = &pmg->lev[l], *c = &pmg->lev[l + 1];
+  return (transfer_args){f->P, f->PT, f->ref->Np, c->ref->Np, f->L->block[b]->K, prolong, f->ref->N, c->ref->N, NULL, NULL};
+}
+
+/* the restriction as work fused into the task of the operator that made Ad (insdg_then) */
+typedef struct {
+  insdg_pmg *pmg;
+  int l;
+} restrict_then;
+
+static void restrict_then_run(void *buffers[], const void *args)
+{
+  transfer_args a;
+  memcpy(&a, args, sizeof a);
+  transfer_run(a, buffers);
+}
+
+static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *out)
+{
+  const restrict_then *r = (const restrict_then *)t->bytes;
+  const level *f = &r->pmg->lev[r->l], *c = &r->pmg->lev[r->l + 1];
+  const transfer_args a = transfer_block(r->pmg, r->l, 0, b);
+  _Static_assert(sizeof a <= sizeof out->args, "insdg_block_then: too small for transfer_args");
+  out->run = restrict_then_run, out->nd = 3;
+  out->d[0] = (struct starpu_data_descr){f->b->block[b], STARPU_R};
+  out->d[1] = (struct starpu_data_descr){f->Ad->block[b], STARPU_R};
+  out->d[2] = (struct starpu_data_descr){c->b->block[b], STARPU_W};
+  memcpy(out->args, &a, sizeof a);
+}
+
 /* fine level l, coarse level l+1; the restriction is of the residual b - Ad. g (prolong
    only, or NULL): the local gradient of the fine x into g->ux, g->uy too */
 static void submit_transfer(insdg_pmg *pmg, int l, int prolong, const insdg_grad_out *g)
@@ -251,7 +291,7 @@ static void submit_transfer(insdg_pmg *pmg, int l, int prolong, const insdg_grad
   transfer_cl.where = restrict_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int b = f->Tp->b_begin; b < f->Tp->b_end; ++b) {
-    transfer_args a = {f->P, f->PT, f->ref->Np, c->ref->Np, L->block[b]->K, prolong, f->ref->N, c->ref->N, NULL, NULL};
+    transfer_args a = transfer_block(pmg, l, prolong, b);
     int status;
     if (prolong && g) {
       INSDG_CHECK(g->of == f->x);
@@ -276,15 +316,20 @@ typedef struct {
 } spmv_args;
 
 /* y = A x for one block's rows: buffers [x (R), column-halo sources (R) ..., y (W)] */
-static void spmv_cpu(void *buffers[], void *cl_arg)
+static void spmv_run(spmv_args a, void *buffers[])
 {
-  spmv_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   const int n = a.rows->nrows, ndeps = insdg_xplan_ndeps(a.x, a.d);
   double *ext = insdg_thread_scratch(1, (size_t)(n + a.nhalo + 1));
   memcpy(ext, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]), sizeof(double) * (size_t)n);
   insdg_xplan_gather(a.x, a.d, buffers, 1, ext + n);
   insdg_csr_matvec(a.rows, ext, (double *)STARPU_VECTOR_GET_PTR(buffers[1 + ndeps]));
+}
+
+static void spmv_cpu(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  spmv_run(a, buffers);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -315,6 +360,19 @@ static struct starpu_codelet spmv_cl = {
     INSDG_CODELET_FUNCS(spmv_cpu, spmv_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv"};
 
+/* the SpMV, then fused work on the block (insdg_then; CPU codelets) */
+static void spmv_then_cpu(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  insdg_block_then bt;
+  starpu_codelet_unpack_args(cl_arg, &a, &bt);
+  spmv_run(a, buffers);
+  insdg_then_run(&bt, buffers);
+}
+
+static struct starpu_codelet spmv_then_cl = {
+    .cpu_funcs = {spmv_then_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv_then"};
+
 /* the level's fields the SpMV reads: x or d (their column-halo receive buffers; d2, the
    Chebyshev's second direction, shares d's: StarPU orders the exchanges that fill them) */
 static starpu_data_handle_t *spmv_recv(insdg_pmg *pmg, level *v, insdg_dfield *in)
@@ -323,7 +381,8 @@ static starpu_data_handle_t *spmv_recv(insdg_pmg *pmg, level *v, insdg_dfield *i
   return in == v->x ? pmg->D.in_recv : pmg->D.out_recv;
 }
 
-static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out)
+/* out = A in on the degree-1 level; then (or NULL): work each block's task does after */
+static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out, const insdg_then *then)
 {
   dist_level *D = &pmg->D;
   starpu_data_handle_t *recv = spmv_recv(pmg, v, in);
@@ -334,12 +393,20 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
   for (int d = v->Tp->b_begin; d < v->Tp->b_end; ++d) {
     const int ndeps = insdg_xplan_ndeps(D->x, d);
     spmv_args a = {D->rows[d], D->x, d, D->nhalo[d]};
-    struct starpu_data_descr *desc = insdg_thread_scratch_descr(ndeps + 2);
+    struct starpu_data_descr *desc = insdg_thread_scratch_descr(ndeps + 2 + (then ? INSDG_THEN_MAXD : 0));
     desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
     insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1);
     desc[1 + ndeps] = (struct starpu_data_descr){out->block[d], STARPU_W};
-    INSDG_CHECK(INSDG_TASK_INSERT(&spmv_cl, STARPU_DATA_MODE_ARRAY, desc, ndeps + 2, STARPU_VALUE, &a, sizeof a, 0) == 0);
+    if (then) {
+      insdg_block_then bt;
+      const int n = insdg_then_append(then, d, &bt, desc, ndeps + 2);
+      INSDG_CHECK(INSDG_TASK_INSERT(&spmv_then_cl, STARPU_DATA_MODE_ARRAY, desc, n, STARPU_VALUE, &a, sizeof a,
+                                    STARPU_VALUE, &bt, sizeof bt, 0) == 0);
+    } else {
+      INSDG_CHECK(INSDG_TASK_INSERT(&spmv_cl, STARPU_DATA_MODE_ARRAY, desc, ndeps + 2, STARPU_VALUE, &a, sizeof a, 0) == 0);
+    }
   }
+  if (then && then->done) then->done(then);
 }
 
 typedef struct {
@@ -349,10 +416,8 @@ typedef struct {
 
 /* restrict: [b, Ad (R), piece (W)], piece[a] = sum of the residual b - Ad over aggregate
    a; prolong: [xc (R), x (RW)], x_i += xc[offset + agg_i] */
-static void agg_cpu(void *buffers[], void *cl_arg)
+static void agg_run(agg_args a, void *buffers[])
 {
-  agg_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
   if (a.prolong) {
     double *dst = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -366,6 +431,41 @@ static void agg_cpu(void *buffers[], void *cl_arg)
       dst[a.agg[i]] += r;
     }
   }
+}
+
+static void agg_cpu(void *buffers[], void *cl_arg)
+{
+  agg_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  agg_run(a, buffers);
+}
+
+/* block b's aggregation of the degree-1 residual b - Ad */
+static agg_args agg_restrict_args(const insdg_pmg *pmg, const level *c, int b)
+{
+  const dist_level *D = &pmg->D;
+  const int e0 = c->L->block_start[b], Np = c->ref->Np;
+  return (agg_args){D->agg + (size_t)e0 * Np, c->L->block[b]->K * Np, D->agg_start[b + 1] - D->agg_start[b], 0, 0};
+}
+
+/* the aggregation as work fused into the SpMV that made Ad (insdg_then) */
+static void agg_then_run(void *buffers[], const void *args)
+{
+  agg_args a;
+  memcpy(&a, args, sizeof a);
+  agg_run(a, buffers);
+}
+
+static void agg_then_block(const insdg_then *t, int b, insdg_block_then *out)
+{
+  const insdg_pmg *pmg = *(insdg_pmg *const *)t->bytes;
+  const level *c = &pmg->lev[pmg->nlevels - 1];
+  const agg_args a = agg_restrict_args(pmg, c, b);
+  out->run = agg_then_run, out->nd = 3;
+  out->d[0] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
+  out->d[1] = (struct starpu_data_descr){c->Ad->block[b], STARPU_R};
+  out->d[2] = (struct starpu_data_descr){pmg->D.piece[b], STARPU_W};
+  memcpy(out->args, &a, sizeof a);
 }
 
 static struct starpu_codelet agg_restrict_cl = {
@@ -426,16 +526,16 @@ static void coarse_cpu(void *buffers[], void *cl_arg)
 static struct starpu_codelet coarse_cl = {
     .cpu_funcs = {coarse_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_pmg_coarse"};
 
-/* the residual b - Ad of the degree-1 level, aggregated, solved below, prolonged */
-static void coarse_correction(insdg_pmg *pmg, level *c)
+/* the residual b - Ad of the degree-1 level, aggregated (unless the SpMV's tasks did:
+   aggregated), solved below, prolonged */
+static void coarse_correction(insdg_pmg *pmg, level *c, int aggregated)
 {
   dist_level *D = &pmg->D;
   const insdg_layout *L = c->L;
   insdg_tasks *T = c->Tp;
   const int Np = c->ref->Np;
-  for (int b = T->b_begin; b < T->b_end; ++b) {
-    const int e0 = L->block_start[b];
-    agg_args a = {D->agg + (size_t)e0 * Np, L->block[b]->K * Np, D->agg_start[b + 1] - D->agg_start[b], 0, 0};
+  for (int b = T->b_begin; b < T->b_end && !aggregated; ++b) {
+    agg_args a = agg_restrict_args(pmg, c, b);
     INSDG_CHECK(INSDG_TASK_INSERT(&agg_restrict_cl, STARPU_R, c->b->block[b], STARPU_R, c->Ad->block[b], STARPU_W,
                                   D->piece[b], STARPU_VALUE, &a, sizeof a, 0) == 0);
   }
@@ -463,7 +563,7 @@ static int is_last(const insdg_pmg *pmg, const level *v) { return v == &pmg->lev
    two pairs where the operator runs in parts (tasks/README.md) */
 static void next_gradient(level *v, insdg_grad_out *g, insdg_dfield *of)
 {
-  const int second = v->flip && insdg_task_sipdg_in_parts(v->Tp);
+  const int second = v->flip && v->alternate;
   v->flip ^= 1;
   *g = (insdg_grad_out){of, second ? v->ux2 : v->ux, second ? v->uy2 : v->uy};
 }
@@ -472,7 +572,7 @@ static void next_gradient(level *v, insdg_grad_out *g, insdg_dfield *of)
 static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *out, const insdg_grad_out *g)
 {
   if (is_last(pmg, v)) {
-    submit_spmv(pmg, v, in, out);
+    submit_spmv(pmg, v, in, out, NULL);
     return;
   }
   if (g) {
@@ -483,6 +583,20 @@ static void apply_A(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield *ou
   insdg_grad_out own;
   next_gradient(v, &own, in);
   insdg_task_sipdg(pmg->bc, pmg->lambda, in, own.ux, own.uy, out);
+}
+
+/* Ad = A in, then the work t in the same task per block (v->fuse_steps); g: in's local
+   gradient where made (g->of == in), or none (g->of NULL: made here) */
+static void apply_A_then(insdg_pmg *pmg, level *v, insdg_dfield *in, const insdg_grad_out *g, const insdg_then *t)
+{
+  if (is_last(pmg, v)) {
+    submit_spmv(pmg, v, in, v->Ad, t);
+    return;
+  }
+  insdg_grad_out own = *g;
+  if (!own.of) next_gradient(v, &own, in);
+  INSDG_CHECK(own.of == in);
+  insdg_task_sipdg_then(pmg->bc, pmg->lambda, in, own.ux, own.uy, v->Ad, g->of != NULL, t);
 }
 
 /* the vector the operator after a Chebyshev update reads: the direction while steps remain,
@@ -515,13 +629,21 @@ static void chebyshev(insdg_pmg *pmg, level *v, int zero_guess, int residual_nex
   insdg_task_cheb_first(D, 1.0 / theta, v->b, zero_guess ? NULL : v->Ad, v->r, v->d, v->x, zero_guess, of ? &g : NULL);
   insdg_dfield *d = v->d;   /* the current direction: v->d, then alternating with v->d2 */
   for (int k = 2; k <= pmg->cheb_degree; ++k) {
-    apply_A(pmg, v, d, v->Ad, g.of ? &g : NULL);
     const double rho = 1.0 / (2.0 * sigma - rho_old);
-    insdg_dfield *next = !insdg_task_sipdg_in_parts(v->Tp) ? d : d == v->d ? v->d2 : v->d;
+    insdg_dfield *next = !v->alternate ? d : d == v->d ? v->d2 : v->d;
+    const insdg_grad_out gd = g;   /* d's local gradient, if made (fuse) */
     of = fuse ? read_next(v, next, k == pmg->cheb_degree, residual_next) : NULL;
     g = (insdg_grad_out){NULL, NULL, NULL};
-    if (of) next_gradient(v, &g, of);
-    insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x, of ? &g : NULL);
+    if (v->fuse_steps) {   /* A d and the update in one task per block; d's gradient given (fuse) */
+      if (of) next_gradient(v, &g, of);
+      insdg_then t;
+      insdg_then_cheb_step(&t, D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x, of ? &g : NULL);
+      apply_A_then(pmg, v, d, &gd, &t);
+    } else {
+      apply_A(pmg, v, d, v->Ad, gd.of ? &gd : NULL);
+      if (of) next_gradient(v, &g, of);
+      insdg_task_cheb_step(D, 2.0 * rho / delta, rho * rho_old, v->Ad, v->r, d, next, v->x, of ? &g : NULL);
+    }
     d = next, rho_old = rho;
   }
   *gx = g.of == v->x ? g : (insdg_grad_out){NULL, NULL, NULL};
@@ -532,11 +654,20 @@ static void vcycle(insdg_pmg *pmg, int l)
   level *v = &pmg->lev[l];
   insdg_grad_out gx, xg = {NULL, NULL, NULL};
   chebyshev(pmg, v, 1, 1, &gx, NULL);
-  apply_A(pmg, v, v->x, v->Ad, gx.of ? &gx : NULL);   /* the residual b - Ad is formed by the restriction */
-  if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
-    coarse_correction(pmg, v);
+  /* the residual b - Ad is formed by the restriction (the aggregation on the degree-1
+     level): in the operator's tasks with fuse_steps */
+  if (v->fuse_steps) {
+    insdg_then t = {is_last(pmg, v) ? agg_then_block : restrict_then_block, NULL, {0}};
+    if (is_last(pmg, v)) *(insdg_pmg **)t.bytes = pmg;
+    else *(restrict_then *)t.bytes = (restrict_then){pmg, l};
+    apply_A_then(pmg, v, v->x, &gx, &t);
   } else {
-    submit_transfer(pmg, l, 0, NULL);
+    apply_A(pmg, v, v->x, v->Ad, gx.of ? &gx : NULL);
+  }
+  if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
+    coarse_correction(pmg, v, v->fuse_steps);
+  } else {
+    if (!v->fuse_steps) submit_transfer(pmg, l, 0, NULL);
     vcycle(pmg, l + 1);
     if (insdg_task_fuse_local_gradient(v->Tp)) next_gradient(v, &xg, v->x);   /* for post-smoothing's first operator */
     submit_transfer(pmg, l, 1, xg.of ? &xg : NULL);
@@ -596,7 +727,7 @@ static double estimate_lambda_max(insdg_pmg *pmg, level *v)
 static void make_level_fields(level *v)
 {
   insdg_dfield **f[] = {&v->x, &v->b, &v->r, &v->d, &v->z, &v->Ad, &v->ux, &v->uy, &v->d2, &v->ux2, &v->uy2};
-  const size_t nf = insdg_task_sipdg_in_parts(v->Tp) ? 11 : 8;   /* the second buffers only where they are used */
+  const size_t nf = v->alternate ? 11 : 8;   /* the second buffers only where they are used */
   for (size_t k = 0; k < nf; ++k) *f[k] = insdg_dfield_create(v->Tp);
 }
 
@@ -781,6 +912,8 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
       insdg_tasks_init(&v->T, v->L, v->op);
       v->Tp = &v->T;
     }
+    v->fuse_steps = !(opts && opts->separate_tasks) && insdg_task_fuse_local_gradient(v->Tp);
+    v->alternate = insdg_task_sipdg_in_parts(v->Tp) || v->fuse_steps;
     make_level_fields(v);
     if (l + 1 < nd) {   /* the degree-1 level takes its diagonal from the matrix it assembles */
       v->block = block;

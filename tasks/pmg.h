@@ -44,6 +44,9 @@ typedef struct {
                             INSDG_PMG_COARSE_BAND (the banded Cholesky after RCM whatever its width,
                             up to INSDG_PMG_COARSE_MAX_BYTES) or INSDG_PMG_COARSE_CHOLESKY (the sparse
                             one); the last two an internal error when Ac is singular or larger */
+  int separate_tasks;    /* 1: every operator application, update and transfer its own task, none
+                            fused into the operator's (insdg_task_sipdg_then, CPU codelets): the
+                            same bits (tests compare the two) */
 } insdg_pmg_opts;
 
 enum { INSDG_PMG_BLOCK_JACOBI = 0, INSDG_PMG_POINT_JACOBI = 1 };

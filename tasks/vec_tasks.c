@@ -141,10 +141,9 @@ static double coefficient(const vec_args *a, void *buffers[], int first_scalar)
   return c;
 }
 
-static void vec_op_cpu(void *buffers[], void *cl_arg)
+/* one block's vector task on its buffers (vec_op's, or fused work's: insdg_then) */
+static void vec_run(vec_args a, void *buffers[])
 {
-  vec_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
 #define VEC(i) ((double *)STARPU_VECTOR_GET_PTR(buffers[i]))
   switch (a.kind) {
     case V_AXPY: {   /* [x, y, scalars] */
@@ -153,10 +152,11 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       for (int i = 0; i < a.n; ++i) y[i] += c * x[i];
       break;
     }
-    case V_XPAY: {
-      const double c = coefficient(&a, buffers, 2), *x = VEC(0);
+    case V_XPAY: {   /* [x, y, (gradient of y: gpos > 0), scalars] */
+      const double c = coefficient(&a, buffers, a.gpos ? 4 : 2), *x = VEC(0);
       double *y = VEC(1);
       for (int i = 0; i < a.n; ++i) y[i] = x[i] + c * y[i];
+      if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
       break;
     }
     case V_AXPBY: {
@@ -292,6 +292,13 @@ static void vec_op_cpu(void *buffers[], void *cl_arg)
       INSDG_CHECK(!"unknown vector operation");
   }
 #undef VEC
+}
+
+static void vec_op_cpu(void *buffers[], void *cl_arg)
+{
+  vec_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  vec_run(a, buffers);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -437,26 +444,36 @@ static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int
   INSDG_CHECK(status == 0);
 }
 
+/* block b's task of a per-block operation on vectors vec[] (modes[]) and the coefficient's
+   scalars: its arguments *a and data d[] (returns their number) */
+static int block_task(const vec_args *proto, insdg_dfield *const *vec, const enum starpu_data_access_mode *modes,
+                      int nvec, const insdg_coef *c, int b, vec_args *a, struct starpu_data_descr *d)
+{
+  const insdg_layout *L = vec[0]->T->L;
+  const int Np = L->mesh->ref->Np;
+  *a = *proto;
+  a->n = L->block[b]->K * Np, a->op = vec[0]->T->op, a->b = L->block[b];
+  if (a->dinv) a->dinv += (size_t)L->block_start[b] * Np * (a->dblock ? Np : 1);
+  int nd = 0;
+  for (int k = 0; k < nvec; ++k) d[nd++] = (struct starpu_data_descr){vec[k]->block[b], modes[k]};
+  if (c) {
+    a->sign = c->sign, a->has_num = c->num.s != NULL, a->has_den = c->den.s != NULL;
+    a->num_comp = c->num.comp, a->den_comp = c->den.comp;
+    if (a->has_num) d[nd++] = (struct starpu_data_descr){c->num.s->value, STARPU_R};
+    if (a->has_den) d[nd++] = (struct starpu_data_descr){c->den.s->value, STARPU_R};
+  }
+  return nd;
+}
+
 /* one task per block on vectors vec[] (modes[]) and the coefficient's scalars */
 static void per_block(vec_args proto, insdg_dfield **vec, const enum starpu_data_access_mode *modes, int nvec,
                       const insdg_coef *c)
 {
   insdg_tasks *T = vec[0]->T;
-  const insdg_layout *L = T->L;
-  const int Np = L->mesh->ref->Np;
   for (int b = T->b_begin; b < T->b_end; ++b) {
-    vec_args a = proto;
-    a.n = L->block[b]->K * Np, a.op = T->op, a.b = L->block[b];
-    if (a.dinv) a.dinv += (size_t)L->block_start[b] * Np * (a.dblock ? Np : 1);
-    struct starpu_data_descr d[8];
-    int nd = 0;
-    for (int k = 0; k < nvec; ++k) d[nd++] = (struct starpu_data_descr){vec[k]->block[b], modes[k]};
-    if (c) {
-      a.sign = c->sign, a.has_num = c->num.s != NULL, a.has_den = c->den.s != NULL;
-      a.num_comp = c->num.comp, a.den_comp = c->den.comp;
-      if (a.has_num) d[nd++] = (struct starpu_data_descr){c->num.s->value, STARPU_R};
-      if (a.has_den) d[nd++] = (struct starpu_data_descr){c->den.s->value, STARPU_R};
-    }
+    vec_args a;
+    struct starpu_data_descr d[INSDG_THEN_MAXD];
+    const int nd = block_task(&proto, vec, modes, nvec, c, b, &a, d);
     insert(T, &a, d, nd);
   }
 }
@@ -656,18 +673,110 @@ void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield
   per_block(a, vec, modes, n, NULL);
 }
 
-void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
-                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g)
+/* insdg_task_cheb_step's arguments and vectors (returns their number) */
+static int cheb_step_spec(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r, insdg_dfield *d,
+                          insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g, vec_args *a,
+                          insdg_dfield **vec, enum starpu_data_access_mode *modes)
 {
-  vec_args a = {.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block, .flag = d_out != d};
-  insdg_dfield *vec[7];
-  enum starpu_data_access_mode modes[7];
+  *a = (vec_args){.kind = V_CHEB_STEP, .alpha = c1, .beta = c2, .dinv = D.d, .dblock = D.block, .flag = d_out != d};
   int n = 0;
   vec[n] = Ad, modes[n++] = STARPU_R;
   vec[n] = r, modes[n++] = STARPU_RW;
   vec[n] = d, modes[n++] = d_out != d ? STARPU_R : STARPU_RW;
   if (d_out != d) vec[n] = d_out, modes[n++] = STARPU_W;
   vec[n] = x, modes[n++] = STARPU_RW;
-  n = append_gradient(&a, g, vec, modes, n);
+  return append_gradient(a, g, vec, modes, n);
+}
+
+void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g)
+{
+  vec_args a;
+  insdg_dfield *vec[7];
+  enum starpu_data_access_mode modes[7];
+  const int n = cheb_step_spec(D, c1, c2, Ad, r, d, d_out, x, g, &a, vec, modes);
   per_block(a, vec, modes, n, NULL);
+}
+
+void insdg_task_xpay_gradient(insdg_dfield *x, insdg_coef c, insdg_dfield *y, const insdg_grad_out *g)
+{
+  INSDG_CHECK(g && g->of == y);
+  vec_args a = {.kind = V_XPAY};
+  insdg_dfield *vec[4] = {x, y};
+  enum starpu_data_access_mode modes[4] = {STARPU_R, STARPU_RW};
+  const int n = append_gradient(&a, g, vec, modes, 2);
+  per_block(a, vec, modes, n, &c);
+}
+
+/* ---- vector work fused into an operator's task (insdg_then) ---------------------------- */
+typedef struct {
+  vec_args proto;
+  int nvec;
+  insdg_dfield *vec[INSDG_THEN_MAXD];
+  enum starpu_data_access_mode modes[INSDG_THEN_MAXD];
+  insdg_dscalar *dots;   /* V_DOTS: the scalar whose partials the blocks write */
+} then_spec;
+
+_Static_assert(sizeof(then_spec) <= sizeof(insdg_then), "insdg_then: too small for then_spec");
+_Static_assert(sizeof(vec_args) <= sizeof(((insdg_block_then *)0)->args), "insdg_block_then: too small for vec_args");
+
+static void then_block(const insdg_then *t, int b, insdg_block_then *out);
+static void then_done(const insdg_then *t);
+
+void insdg_then_cheb_step(insdg_then *t, insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g)
+{
+  then_spec *sp = (then_spec *)t->bytes;
+  *sp = (then_spec){.dots = NULL};
+  sp->nvec = cheb_step_spec(D, c1, c2, Ad, r, d, d_out, x, g, &sp->proto, sp->vec, sp->modes);
+  t->block = then_block, t->done = NULL;
+}
+
+void insdg_then_dot(insdg_then *t, insdg_dfield *x, insdg_dfield *y, insdg_dscalar *s)
+{
+  then_spec *sp = (then_spec *)t->bytes;
+  INSDG_CHECK(s->ncomp == 1);
+  *sp = (then_spec){.proto = {.kind = V_DOTS, .ndots = 1}, .nvec = 2, .vec = {x, y}, .modes = {STARPU_R, STARPU_R},
+                    .dots = s};
+  t->block = then_block, t->done = then_done;
+}
+
+static void then_run(void *buffers[], const void *args)
+{
+  vec_args a;
+  memcpy(&a, args, sizeof a);
+  vec_run(a, buffers);
+}
+
+static void then_block(const insdg_then *t, int b, insdg_block_then *out)
+{
+  const then_spec *sp = (const then_spec *)t->bytes;
+  vec_args a;
+  out->run = then_run;
+  out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, out->d);
+  if (sp->dots) out->d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
+  INSDG_CHECK(out->nd <= INSDG_THEN_MAXD);
+  memcpy(out->args, &a, sizeof a);
+}
+
+static void then_done(const insdg_then *t) { submit_reduce(((const then_spec *)t->bytes)->dots); }
+
+int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct starpu_data_descr *descr, int n)
+{
+  t->block(t, b, bt);
+  for (int i = 0; i < bt->nd; ++i) {
+    int j = 0;
+    while (j < n && descr[j].handle != bt->d[i].handle) ++j;
+    if (j == n) descr[n++] = bt->d[i];
+    else INSDG_CHECK(bt->d[i].mode == STARPU_R || (descr[j].mode & STARPU_W));
+    bt->at[i] = j;
+  }
+  return n;
+}
+
+void insdg_then_run(const insdg_block_then *bt, void *buffers[])
+{
+  void *work[INSDG_THEN_MAXD];
+  for (int i = 0; i < bt->nd; ++i) work[i] = buffers[bt->at[i]];
+  bt->run(work, bt->args);
 }

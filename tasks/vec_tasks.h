@@ -108,5 +108,40 @@ void insdg_task_cheb_first(insdg_dinv D, double c, insdg_dfield *b, insdg_dfield
    traces (no write-after-read wait: tasks/README.md); g->of: d_out or x */
 void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
                           insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g);
+/* y = x + c y, then the local gradient of y into g->ux, g->uy (g->of == y; CPU codelets) */
+void insdg_task_xpay_gradient(insdg_dfield *x, insdg_coef c, insdg_dfield *y, const insdg_grad_out *g);
+
+/* Block work fused into a block operator's task (CPU codelets: insdg_task_fuse_local_gradient):
+   the operator task of block b runs it on b's nodes after its kernel, so the chain of a
+   block has one task (and one hop between tasks) less. An insdg_then describes the work
+   (insdg_then_cheb_step, insdg_then_dot here; pmg.c's restriction); the operator's
+   submission (insdg_task_sipdg_then) asks t->block for block b's part (its function,
+   arguments and data), appends the data to the operator task's, and calls t->done (if
+   any) after the blocks: the reduction of a dot. The same operations in the same order as
+   the separate tasks: the same bits. */
+enum { INSDG_THEN_MAXD = 10 };
+typedef struct {
+  void (*run)(void *buffers[], const void *args);   /* buffers: d's, in order */
+  int nd;
+  struct starpu_data_descr d[INSDG_THEN_MAXD];
+  int at[INSDG_THEN_MAXD];   /* the operator task's buffer index of d[i] (set by the operator's submission) */
+  _Alignas(double) unsigned char args[192];
+} insdg_block_then;
+typedef struct insdg_then {
+  void (*block)(const struct insdg_then *t, int b, insdg_block_then *out);
+  void (*done)(const struct insdg_then *t);   /* or NULL */
+  _Alignas(double) unsigned char bytes[320];   /* what block reads */
+} insdg_then;
+/* For an operator task of block b with data descr[0..n): block b's part of t into *bt, its
+   data appended to descr, each handle once (a handle the operator already has: its mode
+   must cover the work's); returns the new count (descr: room for n + INSDG_THEN_MAXD) */
+int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct starpu_data_descr *descr, int n);
+/* in the operator's task, after its kernel: the work on the task's buffers */
+void insdg_then_run(const insdg_block_then *bt, void *buffers[]);
+/* insdg_task_cheb_step as fused work */
+void insdg_then_cheb_step(insdg_then *t, insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
+                          insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g);
+/* s = x . y (one component), as insdg_task_dots would compute it */
+void insdg_then_dot(insdg_then *t, insdg_dfield *x, insdg_dfield *y, insdg_dscalar *s);
 
 #endif

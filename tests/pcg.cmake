@@ -59,6 +59,22 @@ foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
   set_tests_properties(pmg_solve_${tag} PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=${ncpu}"
                        FIXTURES_SETUP pmg_dumps TIMEOUT 300)
 endforeach()
+# the same solves with no work fused into the operators' tasks (PCG's p update with its
+# gradient and A p with p.Ap; pMG's Chebyshev steps, restrictions and the aggregation in the
+# SIPDG's or SpMV's task): bitwise what the fused tasks give, on one rank and on three
+# (where the SIPDG runs in parts and the work follows its cut part)
+foreach(cfg "1;7;2;pw2" "3;7;1;pr3")
+  list(GET cfg 0 ranks)
+  list(GET cfg 1 blocks)
+  list(GET cfg 2 ncpu)
+  list(GET cfg 3 tag)
+  add_test(NAME pmg_solve_${tag}_separate COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks}
+           $<TARGET_FILE:test_pcg> solve 4 12 ${blocks} ${_d}/pmg_${tag}s.bin pmg-separate)
+  set_tests_properties(pmg_solve_${tag}_separate PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=${ncpu}"
+                       FIXTURES_SETUP pmg_dumps TIMEOUT 300)
+  add_test(NAME pmg_fused_bitwise_${tag} COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_${tag}s.bin ${_d}/pmg_${tag}.bin)
+  set_tests_properties(pmg_fused_bitwise_${tag} PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)
+endforeach()
 add_test(NAME pmg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_pw1.bin ${_d}/pmg_pw2.bin)
 add_test(NAME pmg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pmg_pw1.bin ${_d}/pmg_pr3.bin 1e-9 2)
 set_tests_properties(pmg_workers_bitwise pmg_ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)

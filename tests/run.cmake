@@ -82,7 +82,8 @@ insdg_run_check(run_perfmodels "run_perfmodels_out;run_taylor_out" --steps 5 --f
                 --coefficients --compare ${_run_out}/run_taylor --rtol 0)
 add_test(NAME check_run_perfmodels_models
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_perfmodels.py
-                 ${_run_out}/run_perfmodels/starpu_home insdg_block_op=5 insdg_vec=10 insdg_spmv insdg_pmg_restrict
+                 ${_run_out}/run_perfmodels/starpu_home insdg_block_op=5 insdg_vec=10 insdg_spmv insdg_block_op_then=3
+                 insdg_spmv_then
                  insdg_pmg_prolong_grad)
 set_tests_properties(check_run_perfmodels_models PROPERTIES LABELS mpi FIXTURES_REQUIRED run_perfmodels_out
                      PASS_REGULAR_EXPRESSION "check_perfmodels: ok")

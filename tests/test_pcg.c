@@ -6,11 +6,13 @@
  *                                     squares (h, h/2, h/4), N = 1..NMAX, PCG with pMG-AMG:
  *                                     L2 errors, rates (asserted >= N + 1 - 0.3 on the finest
  *                                     pair), iterations; prints a markdown table.
- *   test_pcg solve N NX NBLOCKS FILE [pmg|unfused]
+ *   test_pcg solve N NX NBLOCKS FILE [pmg|pmg-separate|unfused]
  *                                     one Helmholtz solve (lambda = 1e4, inverse mass; with
  *                                     unfused the inverse mass through a wrapper PCG does
- *                                     not fuse), or with pmg one Poisson solve (pMG-AMG); writes the
- *                                     iterations and the solution (original order) to FILE
+ *                                     not fuse), or with pmg one Poisson solve (pMG-AMG;
+ *                                     pmg-separate: no work fused into the operators' tasks,
+ *                                     neither PCG's nor pMG's); writes the iterations and the
+ *                                     solution (original order) to FILE
  *   test_pcg pmg N NX NBLOCKS MAXIT [neumann]
  *                                     Poisson (Dirichlet, or pure Neumann) with pMG-AMG, at
  *                                     most MAXIT iterations
@@ -61,7 +63,12 @@ static double forcing(const problem *p, double x, double y)   /* -Lap u + lambda
 
 /* Solve on mesh (nblocks blocks over the ranks); returns iterations, fills the L2 error
    and, if sol != NULL, the solution in original element order. */
-enum { PREC_INVMASS, PREC_PMG, PREC_INVMASS_UNFUSED };
+enum { PREC_INVMASS, PREC_PMG, PREC_INVMASS_UNFUSED, PREC_PMG_SEPARATE };
+
+/* the SIPDG through a function PCG does not know: the head of an iteration stays four
+   tasks per block (PCG fuses p's update with its local gradient and the operator with
+   p.Ap for insdg_sipdg_apply) */
+static void sipdg_separate(void *ctx, insdg_dfield *in, insdg_dfield *out) { insdg_sipdg_apply(ctx, in, out); }
 
 /* the inverse mass through a function PCG does not know: its update, preconditioner and
    dots stay three tasks (insdg_task_pcg_tail fuses them for insdg_inverse_mass_apply) */
@@ -142,9 +149,10 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
   insdg_sipdg_ctx actx = {bc, pb->lambda, ux, uy};
   insdg_linop A = {insdg_sipdg_apply, &actx}, P = {insdg_inverse_mass_apply, NULL};
   if (prec == PREC_INVMASS_UNFUSED) P = (insdg_linop){inverse_mass_unfused, NULL};
+  if (prec == PREC_PMG_SEPARATE) A.apply = sipdg_separate;
   insdg_pmg *pmg = NULL;
-  if (prec == PREC_PMG) {
-    const insdg_pmg_opts po = {.coarse = coarse_choice};
+  if (prec == PREC_PMG || prec == PREC_PMG_SEPARATE) {
+    const insdg_pmg_opts po = {.coarse = coarse_choice, .separate_tasks = prec == PREC_PMG_SEPARATE};
     pmg = insdg_pmg_create(T, mesh, bc, pb->lambda, &po);
     if (T->rank == 0 && getenv("INSDG_VERBOSE")) insdg_pmg_print(pmg, stdout);
     int nc;
@@ -164,7 +172,7 @@ static int solve_with(insdg_mesh *mesh, int N, int nblocks, const problem *pb, d
     }
     P = (insdg_linop){insdg_pmg_apply, pmg};
   }
-  insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG};
+  insdg_pcg_opts o = {.rtol = rtol, .maxit = 20000, .null_space = pb->neumann, .flexible = prec == PREC_PMG || prec == PREC_PMG_SEPARATE};
   insdg_pcg_result res = insdg_pcg(T, A, &P, b, x, &o);
   if (pmg) {   /* the coarse-level accounting (bench_solvers --coarse): one coarse solve per
                   V-cycle, i.e. per preconditioner application (the start's and one per
@@ -382,12 +390,13 @@ int main(int argc, char **argv)
   } else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "solve")) {
     const int N = atoi(argv[2]), nx = atoi(argv[3]), nblocks = atoi(argv[4]);
     const int prec = argc == 7 && !strcmp(argv[6], "pmg")        ? PREC_PMG
+                     : argc == 7 && !strcmp(argv[6], "pmg-separate") ? PREC_PMG_SEPARATE
                      : argc == 7 && !strcmp(argv[6], "unfused") ? PREC_INVMASS_UNFUSED
                                                                 : PREC_INVMASS;
     insdg_mesh *mesh = insdg_mesh_rectangle(nx, nx, 0.0, 1.0, 0.0, 1.0, 0.15, 17u);
     /* the two solves of a time step: velocity Helmholtz with lambda = gamma / (nu dt) in the
        time-stepping range and the inverse mass; pressure Poisson with pMG-AMG */
-    const problem hz = prec == PREC_PMG ? (problem){"Poisson", 0.0, 0} : (problem){"Helmholtz", 1.0e4, 0};
+    const problem hz = prec == PREC_PMG || prec == PREC_PMG_SEPARATE ? (problem){"Poisson", 0.0, 0} : (problem){"Helmholtz", 1.0e4, 0};
     double e, *sol = insdg_malloc(sizeof(double) * (size_t)mesh->K * (N + 1) * (N + 2) / 2);
     const int it = solve_with(mesh, N, nblocks, &hz, 1e-10, prec, &e, sol);
     failures = it < 0;
@@ -422,7 +431,7 @@ int main(int argc, char **argv)
              failures ? "FAIL" : "ok", pb.name, N, mesh->K, coarse_name(expect_coarse), it, argv[5], e);
     insdg_mesh_destroy(mesh);
   } else {
-    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg|unfused] | pmg N NX NBLOCKS MAXIT [neumann|amg] | projection NBLOCKS | compare A B TOL ITDIFF");
+    insdg_die_user("usage: test_pcg converge NMAX MESH | solve N NX NBLOCKS FILE [pmg|pmg-separate|unfused] | pmg N NX NBLOCKS MAXIT [neumann|amg] | projection NBLOCKS | compare A B TOL ITDIFF");
   }
   MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   insdg_runtime_shutdown();
