@@ -461,6 +461,7 @@ static void agg_then_block(const insdg_then *t, int b, insdg_block_then *out)
   const insdg_pmg *pmg = *(insdg_pmg *const *)t->bytes;
   const level *c = &pmg->lev[pmg->nlevels - 1];
   const agg_args a = agg_restrict_args(pmg, c, b);
+  _Static_assert(sizeof a <= sizeof out->args, "insdg_block_then: too small for agg_args");
   out->run = agg_then_run, out->nd = 3;
   out->d[0] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
   out->d[1] = (struct starpu_data_descr){c->Ad->block[b], STARPU_R};

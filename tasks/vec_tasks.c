@@ -754,8 +754,8 @@ static void then_block(const insdg_then *t, int b, insdg_block_then *out)
   vec_args a;
   out->run = then_run;
   out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, out->d);
+  INSDG_CHECK(out->nd + (sp->dots != NULL) <= INSDG_THEN_MAXD);
   if (sp->dots) out->d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
-  INSDG_CHECK(out->nd <= INSDG_THEN_MAXD);
   memcpy(out->args, &a, sizeof a);
 }
 
