@@ -116,7 +116,7 @@ static void block_op_then_cpu(void *buffers[], void *cl_arg)
   insdg_block_then bt;
   starpu_codelet_unpack_args(cl_arg, &a, &bt);
   block_op_run(a, buffers);
-  insdg_then_run(&bt, buffers);
+  insdg_then_run(&bt, buffers, 0);
 }
 
 #ifdef INSDG_STARPU_GPU
@@ -124,10 +124,8 @@ static void block_op_then_cpu(void *buffers[], void *cl_arg)
    on the stream, the boundary data (host, per step) uploaded into slot 1, and the kernel
    of insdg_gpu.h that matches the CPU operator runs (default versions; curved elements
    included, slot 2 their surface operators' work). */
-static void block_op_cuda(void *buffers[], void *cl_arg)
+static void block_op_run_gpu(op_args a, void *buffers[])
 {
-  op_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   void *stream = insdg_starpu_gpu_stream();
   const insdg_gpu_ref *R = insdg_starpu_gpu_ref(a.op->ref);
   const insdg_gpu_block *B = insdg_starpu_gpu_block(a.b);
@@ -184,14 +182,32 @@ static void block_op_cuda(void *buffers[], void *cl_arg)
   }
   insdg_starpu_gpu_check(rc, "block operator");
 }
+
+static void block_op_cuda(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  block_op_run_gpu(a, buffers);
+}
+
+/* block_op_then_cpu's GPU function: the fused work's launches after the kernel's */
+static void block_op_then_cuda(void *buffers[], void *cl_arg)
+{
+  op_args a;
+  insdg_block_then bt;
+  starpu_codelet_unpack_args(cl_arg, &a, &bt);
+  block_op_run_gpu(a, buffers);
+  insdg_then_run(&bt, buffers, 1);
+}
 #endif
 
 static struct starpu_codelet block_op_cl = {
     INSDG_CODELET_FUNCS(block_op_cpu, block_op_cuda)
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op"};
-
 static struct starpu_codelet block_op_then_cl = {
-    .cpu_funcs = {block_op_then_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op_then"};
+    INSDG_CODELET_FUNCS(block_op_then_cpu, block_op_then_cuda)
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_block_op_then"};
+
 
 static const char *op_name[] = {"local_gradient",     "gradient_surface", "divergence_volume", "divergence_surface",
                                 "sipdg",              "adv_volume",       "adv_surface"};
@@ -207,7 +223,7 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   const insdg_layout *L = T->L;
   const int Nfp = L->mesh->ref->Nfp;
 #ifdef INSDG_STARPU_GPU
-  block_op_cl.where = insdg_starpu_gpu_where();
+  block_op_cl.where = block_op_then_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int d = T->b_begin; d < T->b_end; ++d) {
     op_args a = proto;
@@ -331,7 +347,7 @@ void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg
 void insdg_task_sipdg_then(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy,
                            insdg_dfield *Au, int gradient_given, const insdg_then *t)
 {
-  INSDG_CHECK(t && insdg_task_fuse_local_gradient(u->T));
+  INSDG_CHECK(t != NULL);
   sipdg_tasks(bc, NULL, lambda, u, ux, uy, Au, gradient_given, t);
 }
 

@@ -52,8 +52,8 @@ int insdg_task_fuse_local_gradient(const insdg_tasks *T);
 
 /* insdg_task_sipdg (gradient_given 0) or insdg_task_sipdg_given_gradient (1), whose task of
    each block then runs the vector work t on the block's nodes (vec_tasks.h, insdg_then:
-   a Chebyshev update, the dot p.Ap): one task per block instead of two. Only where
-   insdg_task_fuse_local_gradient (CPU codelets). */
+   a Chebyshev update, the dot p.Ap): one task per block instead of two (with GPU codelets
+   the work's launches follow the kernel's in the task). */
 struct insdg_then;
 void insdg_task_sipdg_then(const signed char *bc, double lambda, insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy,
                            insdg_dfield *Au, int gradient_given, const struct insdg_then *t);

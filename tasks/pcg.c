@@ -137,14 +137,16 @@ static void submit_head(solve *s)
   const long t0 = insdg_runtime_tasks_inserted();
   insdg_pcg_work *w = s->w;
   const insdg_coef beta = ratio(1.0, s->rz_new, w->r_prev ? 2 : 0, s->rz_old, 0);
-  if (s->A.apply == insdg_sipdg_apply && insdg_task_fuse_local_gradient(w->p->T)) {
-    /* the SIPDG (CPU codelets): the update of p also makes its local gradient, the
-       operator's task of a block also adds its part of p.Ap: two tasks per block, not four */
+  if (s->A.apply == insdg_sipdg_apply) {
+    /* the SIPDG: the operator's task of a block also adds its part of p.Ap, and (CPU
+       codelets) the update of p also makes its local gradient: two tasks per block, not four */
     const insdg_sipdg_ctx *c = s->A.ctx;
-    if (s->started) insdg_task_xpay_gradient(w->z, beta, w->p, &(insdg_grad_out){w->p, c->ux, c->uy});
+    const int grad = s->started && insdg_task_fuse_local_gradient(w->p->T);
+    if (grad) insdg_task_xpay_gradient(w->z, beta, w->p, &(insdg_grad_out){w->p, c->ux, c->uy});
+    else if (s->started) insdg_task_xpay(w->z, beta, w->p);
     insdg_then dot;
     insdg_then_dot(&dot, w->p, w->Ap, w->pAp);
-    insdg_task_sipdg_then(c->bc, c->lambda, w->p, c->ux, c->uy, w->Ap, s->started, &dot);
+    insdg_task_sipdg_then(c->bc, c->lambda, w->p, c->ux, c->uy, w->Ap, grad, &dot);
   } else {
     if (s->started) insdg_task_xpay(w->z, beta, w->p);
     s->A.apply(s->A.ctx, w->p, w->Ap);

@@ -38,7 +38,8 @@ typedef struct {
      never overwrites what a neighbour's operator still reads, nor waits to (tasks/README.md) */
   insdg_dfield *d2, *ux2, *uy2;
   int alternate;         /* the second buffers are used */
-  int fuse_steps;        /* a Chebyshev step's operator and update in one task per block (CPU codelets) */
+  int fuse_steps;        /* a Chebyshev step's operator and update in one task per block, and the
+                            residual's operator with the restriction (the aggregation: CPU codelets) */
   int flip;              /* apply_A: the gradient buffers of the next application */
   double *P;             /* [Np][Np_coarser]: interpolation from the next level (NULL on the last) */
   double *PT;            /* [Np_coarser][Np]: its transpose (the CPU prolongation's rows) */
@@ -219,10 +220,8 @@ static void transfer_cpu(void *buffers[], void *cl_arg)
 }
 
 #ifdef INSDG_STARPU_GPU
-static void transfer_cuda(void *buffers[], void *cl_arg)
+static void transfer_run_gpu(transfer_args a, void *buffers[])
 {
-  transfer_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   void *stream = insdg_starpu_gpu_stream();
   const double *P = insdg_starpu_gpu_static(a.P, sizeof(double) * (size_t)a.Npf * (size_t)a.Npc);
   const double *src = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
@@ -237,6 +236,13 @@ static void transfer_cuda(void *buffers[], void *cl_arg)
   insdg_starpu_gpu_check(a.prolong ? insdg_gpu_pmg_prolong(a.Nf, a.Nc, a.K, P, src, dst, stream)
                                    : insdg_gpu_pmg_restrict(a.Nf, a.Nc, a.K, P, src, dst, stream),
                          "p-multigrid transfer");
+}
+
+static void transfer_cuda(void *buffers[], void *cl_arg)
+{
+  transfer_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  transfer_run_gpu(a, buffers);
 }
 #endif
 
@@ -268,6 +274,15 @@ static void restrict_then_run(void *buffers[], const void *args)
   transfer_run(a, buffers);
 }
 
+#ifdef INSDG_STARPU_GPU
+static void restrict_then_run_gpu(void *buffers[], const void *args)
+{
+  transfer_args a;
+  memcpy(&a, args, sizeof a);
+  transfer_run_gpu(a, buffers);
+}
+#endif
+
 static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *out)
 {
   const restrict_then *r = (const restrict_then *)t->bytes;
@@ -275,6 +290,11 @@ static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *ou
   const transfer_args a = transfer_block(r->pmg, r->l, 0, b);
   _Static_assert(sizeof a <= sizeof out->args, "insdg_block_then: too small for transfer_args");
   out->run = restrict_then_run, out->nd = 3;
+#ifdef INSDG_STARPU_GPU
+  out->run_gpu = restrict_then_run_gpu;
+#else
+  out->run_gpu = NULL;
+#endif
   out->d[0] = (struct starpu_data_descr){f->b->block[b], STARPU_R};
   out->d[1] = (struct starpu_data_descr){f->Ad->block[b], STARPU_R};
   out->d[2] = (struct starpu_data_descr){c->b->block[b], STARPU_W};
@@ -334,10 +354,8 @@ static void spmv_cpu(void *buffers[], void *cl_arg)
 
 #ifdef INSDG_STARPU_GPU
 /* the same on the GPU: x and the halos gathered into scratch slot 0, then the CSR kernel */
-static void spmv_cuda(void *buffers[], void *cl_arg)
+static void spmv_run_gpu(spmv_args a, void *buffers[])
 {
-  spmv_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
   void *stream = insdg_starpu_gpu_stream();
   const insdg_csr *A = a.rows;
   const size_t n = (size_t)A->nrows, nnz = (size_t)A->row_ptr[A->nrows];
@@ -354,6 +372,22 @@ static void spmv_cuda(void *buffers[], void *cl_arg)
                                             INSDG_GPU_SPMV_SET, stream),
                          "sparse matrix-vector product");
 }
+
+static void spmv_cuda(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  spmv_run_gpu(a, buffers);
+}
+
+static void spmv_then_cuda(void *buffers[], void *cl_arg)
+{
+  spmv_args a;
+  insdg_block_then bt;
+  starpu_codelet_unpack_args(cl_arg, &a, &bt);
+  spmv_run_gpu(a, buffers);
+  insdg_then_run(&bt, buffers, 1);
+}
 #endif
 
 static struct starpu_codelet spmv_cl = {
@@ -367,11 +401,12 @@ static void spmv_then_cpu(void *buffers[], void *cl_arg)
   insdg_block_then bt;
   starpu_codelet_unpack_args(cl_arg, &a, &bt);
   spmv_run(a, buffers);
-  insdg_then_run(&bt, buffers);
+  insdg_then_run(&bt, buffers, 0);
 }
 
 static struct starpu_codelet spmv_then_cl = {
-    .cpu_funcs = {spmv_then_cpu}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv_then"};
+    INSDG_CODELET_FUNCS(spmv_then_cpu, spmv_then_cuda)
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_spmv_then"};
 
 /* the level's fields the SpMV reads: x or d (their column-halo receive buffers; d2, the
    Chebyshev's second direction, shares d's: StarPU orders the exchanges that fill them) */
@@ -388,7 +423,7 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
   starpu_data_handle_t *recv = spmv_recv(pmg, v, in);
   insdg_task_exchange(D->x, 1, &in->block, &recv);
 #ifdef INSDG_STARPU_GPU
-  spmv_cl.where = insdg_starpu_gpu_where();
+  spmv_cl.where = spmv_then_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int d = v->Tp->b_begin; d < v->Tp->b_end; ++d) {
     const int ndeps = insdg_xplan_ndeps(D->x, d);
@@ -462,7 +497,7 @@ static void agg_then_block(const insdg_then *t, int b, insdg_block_then *out)
   const level *c = &pmg->lev[pmg->nlevels - 1];
   const agg_args a = agg_restrict_args(pmg, c, b);
   _Static_assert(sizeof a <= sizeof out->args, "insdg_block_then: too small for agg_args");
-  out->run = agg_then_run, out->nd = 3;
+  out->run = agg_then_run, out->run_gpu = NULL, out->nd = 3;   /* the aggregation is CPU-only */
   out->d[0] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
   out->d[1] = (struct starpu_data_descr){c->Ad->block[b], STARPU_R};
   out->d[2] = (struct starpu_data_descr){pmg->D.piece[b], STARPU_W};
@@ -656,8 +691,9 @@ static void vcycle(insdg_pmg *pmg, int l)
   insdg_grad_out gx, xg = {NULL, NULL, NULL};
   chebyshev(pmg, v, 1, 1, &gx, NULL);
   /* the residual b - Ad is formed by the restriction (the aggregation on the degree-1
-     level): in the operator's tasks with fuse_steps */
-  if (v->fuse_steps) {
+     level, CPU-only): in the operator's tasks with fuse_steps */
+  const int fused = v->fuse_steps && (!is_last(pmg, v) || insdg_task_fuse_local_gradient(v->Tp));
+  if (fused) {
     insdg_then t = {is_last(pmg, v) ? agg_then_block : restrict_then_block, NULL, {0}};
     if (is_last(pmg, v)) *(insdg_pmg **)t.bytes = pmg;
     else *(restrict_then *)t.bytes = (restrict_then){pmg, l};
@@ -666,9 +702,9 @@ static void vcycle(insdg_pmg *pmg, int l)
     apply_A(pmg, v, v->x, v->Ad, gx.of ? &gx : NULL);
   }
   if (is_last(pmg, v)) {   /* degree 1: aggregate, K-cycle below on every rank, back */
-    coarse_correction(pmg, v, v->fuse_steps);
+    coarse_correction(pmg, v, fused);
   } else {
-    if (!v->fuse_steps) submit_transfer(pmg, l, 0, NULL);
+    if (!fused) submit_transfer(pmg, l, 0, NULL);
     vcycle(pmg, l + 1);
     if (insdg_task_fuse_local_gradient(v->Tp)) next_gradient(v, &xg, v->x);   /* for post-smoothing's first operator */
     submit_transfer(pmg, l, 1, xg.of ? &xg : NULL);
@@ -913,7 +949,7 @@ insdg_pmg *insdg_pmg_create(insdg_tasks *fine, const insdg_mesh *mesh, const sig
       insdg_tasks_init(&v->T, v->L, v->op);
       v->Tp = &v->T;
     }
-    v->fuse_steps = !(opts && opts->separate_tasks) && insdg_task_fuse_local_gradient(v->Tp);
+    v->fuse_steps = !(opts && opts->separate_tasks);
     v->alternate = insdg_task_sipdg_in_parts(v->Tp) || v->fuse_steps;
     make_level_fields(v);
     if (l + 1 < nd) {   /* the degree-1 level takes its diagonal from the matrix it assembles */

@@ -325,13 +325,12 @@ static int gpu_dinv(const vec_args *a, size_t n, const double *r, double *z, voi
   return insdg_gpu_block_jacobi(n, Np, insdg_starpu_gpu_static(a->dinv, sizeof(double) * n * (size_t)Np), r, z, stream);
 }
 
-static void vec_op_cuda(void *buffers[], void *cl_arg)
+/* vec_run on the GPU (vec_op's CUDA/HIP function, or fused work's: insdg_then) */
+static void vec_run_gpu(vec_args a, void *buffers[])
 {
-  vec_args a;
-  starpu_codelet_unpack_args(cl_arg, &a);
 #ifdef INSDG_GPU_CODELETS_ON_CPU
   if (a.kind == V_DOTS || a.kind == V_PCG_DOTS) {   /* the emulation runs the 256-block reduction in ~0.1 s: too slow for a run */
-    vec_op_cpu(buffers, cl_arg);
+    vec_run(a, buffers);
     return;
   }
 #endif
@@ -385,13 +384,15 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
                                : insdg_gpu_axpby(n, 1.0, VEC(k + 1), 1.0, VEC(k + 2), stream);
       break;
     }
-    case V_CHEB_STEP: {   /* in place: with GPU codelets the directions do not alternate (pmg.c) */
-      INSDG_CHECK(!a.flag && !a.gpos);
+    case V_CHEB_STEP: {   /* [Ad, r, d, (d_out), x]; d_out given where the directions alternate (pmg.c) */
+      INSDG_CHECK(!a.gpos);
       double *z = insdg_starpu_gpu_scratch(0, sizeof(double) * n, stream);
+      double *dout = VEC(a.flag ? 3 : 2), *x = VEC(a.flag ? 4 : 3);
       rc = insdg_gpu_axpby(n, -1.0, VEC(0), 1.0, VEC(1), stream);
       if (!rc) rc = gpu_dinv(&a, n, VEC(1), z, stream);
-      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, VEC(2), stream);
-      if (!rc) rc = insdg_gpu_axpby(n, 1.0, VEC(2), 1.0, VEC(3), stream);
+      if (!rc && a.flag) rc = insdg_gpu_copy(n, VEC(2), dout, stream);
+      if (!rc) rc = insdg_gpu_axpby(n, a.alpha, z, a.beta, dout, stream);
+      if (!rc) rc = insdg_gpu_axpby(n, 1.0, dout, 1.0, x, stream);
       break;
     }
     case V_DOTS: {   /* in groups of at most INSDG_GPU_DOTS_MAX components */
@@ -418,6 +419,13 @@ static void vec_op_cuda(void *buffers[], void *cl_arg)
   }
 #undef VEC
   insdg_starpu_gpu_check(rc, "vector operation");
+}
+
+static void vec_op_cuda(void *buffers[], void *cl_arg)
+{
+  vec_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  vec_run_gpu(a, buffers);
 }
 #endif
 
@@ -748,11 +756,25 @@ static void then_run(void *buffers[], const void *args)
   vec_run(a, buffers);
 }
 
+#ifdef INSDG_STARPU_GPU
+static void then_run_gpu(void *buffers[], const void *args)
+{
+  vec_args a;
+  memcpy(&a, args, sizeof a);
+  vec_run_gpu(a, buffers);
+}
+#endif
+
 static void then_block(const insdg_then *t, int b, insdg_block_then *out)
 {
   const then_spec *sp = (const then_spec *)t->bytes;
   vec_args a;
   out->run = then_run;
+#ifdef INSDG_STARPU_GPU
+  out->run_gpu = then_run_gpu;
+#else
+  out->run_gpu = NULL;
+#endif
   out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, out->d);
   INSDG_CHECK(out->nd + (sp->dots != NULL) <= INSDG_THEN_MAXD);
   if (sp->dots) out->d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
@@ -774,9 +796,10 @@ int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct s
   return n;
 }
 
-void insdg_then_run(const insdg_block_then *bt, void *buffers[])
+void insdg_then_run(const insdg_block_then *bt, void *buffers[], int gpu)
 {
   void *work[INSDG_THEN_MAXD];
   for (int i = 0; i < bt->nd; ++i) work[i] = buffers[bt->at[i]];
-  bt->run(work, bt->args);
+  INSDG_CHECK(gpu ? bt->run_gpu != NULL : bt->run != NULL);
+  (gpu ? bt->run_gpu : bt->run)(work, bt->args);
 }

@@ -111,17 +111,18 @@ void insdg_task_cheb_step(insdg_dinv D, double c1, double c2, insdg_dfield *Ad, 
 /* y = x + c y, then the local gradient of y into g->ux, g->uy (g->of == y; CPU codelets) */
 void insdg_task_xpay_gradient(insdg_dfield *x, insdg_coef c, insdg_dfield *y, const insdg_grad_out *g);
 
-/* Block work fused into a block operator's task (CPU codelets: insdg_task_fuse_local_gradient):
-   the operator task of block b runs it on b's nodes after its kernel, so the chain of a
-   block has one task (and one hop between tasks) less. An insdg_then describes the work
-   (insdg_then_cheb_step, insdg_then_dot here; pmg.c's restriction); the operator's
-   submission (insdg_task_sipdg_then) asks t->block for block b's part (its function,
-   arguments and data), appends the data to the operator task's, and calls t->done (if
-   any) after the blocks: the reduction of a dot. The same operations in the same order as
-   the separate tasks: the same bits. */
+/* Block work fused into a block operator's task: the operator task of block b runs it on
+   b's nodes after its kernel (on a GPU: its launches after the kernel's, on the same
+   stream), so the chain of a block has one task (and one hop between tasks) less. An
+   insdg_then describes the work (insdg_then_cheb_step, insdg_then_dot here; pmg.c's
+   restriction and aggregation); the operator's submission (insdg_task_sipdg_then) asks
+   t->block for block b's part (its functions, arguments and data), appends the data to
+   the operator task's, and calls t->done (if any) after the blocks: the reduction of a
+   dot. The same operations in the same order as the separate tasks: the same bits. */
 enum { INSDG_THEN_MAXD = 10 };
 typedef struct {
-  void (*run)(void *buffers[], const void *args);   /* buffers: d's, in order */
+  void (*run)(void *buffers[], const void *args);       /* buffers: d's, in order */
+  void (*run_gpu)(void *buffers[], const void *args);   /* the GPU codelets' (NULL: none) */
   int nd;
   struct starpu_data_descr d[INSDG_THEN_MAXD];
   int at[INSDG_THEN_MAXD];   /* the operator task's buffer index of d[i] (set by the operator's submission) */
@@ -136,8 +137,8 @@ typedef struct insdg_then {
    data appended to descr, each handle once (a handle the operator already has: its mode
    must cover the work's); returns the new count (descr: room for n + INSDG_THEN_MAXD) */
 int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct starpu_data_descr *descr, int n);
-/* in the operator's task, after its kernel: the work on the task's buffers */
-void insdg_then_run(const insdg_block_then *bt, void *buffers[]);
+/* in the operator's task, after its kernel: the work on the task's buffers (gpu: run_gpu) */
+void insdg_then_run(const insdg_block_then *bt, void *buffers[], int gpu);
 /* insdg_task_cheb_step as fused work */
 void insdg_then_cheb_step(insdg_then *t, insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
                           insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g);

@@ -93,18 +93,20 @@ target_link_libraries(insdg_cudaemu PRIVATE insdg_tasks_cudaemu)
 set_target_properties(insdg_cudaemu PROPERTIES LINKER_LANGUAGE CXX)
 
 set(_gpu_case ${CMAKE_CURRENT_SOURCE_DIR}/cases/run_taylor_gpu.ini)
-# name, program, ranks, blocks
-foreach(_run "insdg;insdg;1;3" "insdg_cudaemu;insdg_cudaemu;1;3" "insdg_cudaemu_mpi2;insdg_cudaemu;2;4")
+# name, program, ranks, blocks, workers
+foreach(_run "insdg;insdg;1;3;1" "insdg_cudaemu;insdg_cudaemu;1;3;1" "insdg_cudaemu_mpi2;insdg_cudaemu;2;4;1"
+             "insdg_cudaemu_w2;insdg_cudaemu;1;3;2")
   list(GET _run 0 _name)
   list(GET _run 1 _prog)
   list(GET _run 2 _ranks)
   list(GET _run 3 _blocks)
+  list(GET _run 4 _ncpu)
   add_test(NAME codelets_${_name}_clean COMMAND ${CMAKE_COMMAND} -E rm -rf ${_run_out}/codelets_${_name})
   add_test(NAME codelets_${_name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_ranks}
            $<TARGET_FILE:${_prog}> run ${_gpu_case} --output ${_run_out}/codelets_${_name} --blocks ${_blocks})
   set_tests_properties(codelets_${_name}_clean PROPERTIES LABELS unit FIXTURES_SETUP codelets_${_name}_clean)
   set_tests_properties(codelets_${_name} PROPERTIES LABELS unit TIMEOUT 600
-                       ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1"
+                       ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=${_ncpu}"
                        FIXTURES_REQUIRED codelets_${_name}_clean FIXTURES_SETUP codelets_${_name}_out
                        PASS_REGULAR_EXPRESSION "status: completed")
 endforeach()
@@ -114,6 +116,13 @@ add_test(NAME check_codelets_cuda_emulated
                  p=5e-2 --compare ${_run_out}/codelets_insdg --rtol 1e-8)
 set_tests_properties(check_codelets_cuda_emulated PROPERTIES LABELS unit
                      FIXTURES_REQUIRED "codelets_insdg_out;codelets_insdg_cudaemu_out"
+                     PASS_REGULAR_EXPRESSION "check_run: ok")
+# the GPU codelets on two workers (two emulated devices): bitwise what one gives, as on CPUs
+add_test(NAME check_codelets_cuda_emulated_w2
+         COMMAND ${_check_run} ${_run_out}/codelets_insdg_cudaemu_w2 --steps 4 --files 1 --forces right left
+                 --coefficients --compare ${_run_out}/codelets_insdg_cudaemu --rtol 0)
+set_tests_properties(check_codelets_cuda_emulated_w2 PROPERTIES LABELS unit
+                     FIXTURES_REQUIRED "codelets_insdg_cudaemu_out;codelets_insdg_cudaemu_w2_out"
                      PASS_REGULAR_EXPRESSION "check_run: ok")
 # the same on 2 ranks (halos between ranks through the exchange tasks), to round-off as for the CPU runs
 add_test(NAME check_codelets_cuda_emulated_mpi2

@@ -11,7 +11,9 @@
 // exact meaning, and the order in which the threads of a block run changes from one
 // barrier interval to the next (forward, backward, shuffled), so that a read of shared
 // memory that lacks its barrier sees unwritten or stale data and fails the comparison.
-// __shared__ arrays are static, shared by the fibers of a block. Launch errors (empty
+// __shared__ arrays are static, shared by the fibers of a block; the emulator's state and
+// the shared arrays are per host thread (thread_local), so that several StarPU workers may
+// launch at once (insdg_cudaemu with STARPU_NCPU > 1: each worker a device). Launch errors (empty
 // grid, more than 1024 threads per block) are reported by gpuGetLastError() as on a GPU.
 // Device memory is host memory, filled with 0xFF (NaN) bytes when allocated.
 // Not emulated: warps, timing (events read a host clock), concurrency between blocks,
@@ -37,7 +39,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static
+#define __shared__ static thread_local
 #define __launch_bounds__(...)
 
 typedef int gpuError_t;
@@ -69,7 +71,7 @@ struct State {
     uint64_t rng = 0x2545f4914f6cdd1dull;
     unsigned long phase = 0;
 };
-inline State g;
+inline thread_local State g;
 
 inline void fiber_entry()
 {
@@ -91,7 +93,7 @@ inline void syncthreads()
 // warp must call it; here every thread of the block must, the same number of times.
 inline void mma_m8n8k4(double &c0, double &c1, double a, double b)
 {
-    static double fa[1024], fb[1024];
+    static thread_local double fa[1024], fb[1024];
     const unsigned t = g.cur->tid.x, w = t & ~31u, l = t & 31u;
     fa[t] = a, fb[t] = b;
     syncthreads();
