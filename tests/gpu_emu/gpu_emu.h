@@ -11,9 +11,9 @@
 // exact meaning, and the order in which the threads of a block run changes from one
 // barrier interval to the next (forward, backward, shuffled), so that a read of shared
 // memory that lacks its barrier sees unwritten or stale data and fails the comparison.
-// __shared__ arrays are static, shared by the fibers of a block; the emulator's state and
-// the shared arrays are per host thread (thread_local), so that several StarPU workers may
-// launch at once (insdg_cudaemu with STARPU_NCPU > 1: each worker a device). Launch errors (empty
+// __shared__ arrays are static, shared by the fibers of a block. Launches from several host
+// threads (insdg_cudaemu with STARPU_NCPU > 1: each worker a device) take turns: one
+// mutex around each launch; the last error is each thread's own. Launch errors (empty
 // grid, more than 1024 threads per block) are reported by gpuGetLastError() as on a GPU.
 // Device memory is host memory, filled with 0xFF (NaN) bytes when allocated.
 // Not emulated: warps, timing (events read a host clock), concurrency between blocks,
@@ -31,6 +31,7 @@
 #include <ucontext.h>
 
 #include <chrono>
+#include <mutex>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -39,7 +40,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static thread_local
+#define __shared__ static
 #define __launch_bounds__(...)
 
 typedef int gpuError_t;
@@ -67,11 +68,12 @@ struct State {
     std::vector<Fiber> fibers;
     void (*body)(void *) = nullptr;
     void *body_arg = nullptr;
-    gpuError_t last_error = gpuSuccess;
     uint64_t rng = 0x2545f4914f6cdd1dull;
     unsigned long phase = 0;
 };
-inline thread_local State g;
+inline State g;
+inline std::mutex launch_mutex;   // one launch at a time: g and the __shared__ arrays are global
+inline thread_local gpuError_t last_error = gpuSuccess;
 
 inline void fiber_entry()
 {
@@ -93,7 +95,7 @@ inline void syncthreads()
 // warp must call it; here every thread of the block must, the same number of times.
 inline void mma_m8n8k4(double &c0, double &c1, double a, double b)
 {
-    static thread_local double fa[1024], fb[1024];
+    static double fa[1024], fb[1024];
     const unsigned t = g.cur->tid.x, w = t & ~31u, l = t & 31u;
     fa[t] = a, fb[t] = b;
     syncthreads();
@@ -174,9 +176,10 @@ template <class... P, class... A>
 void launch(Cfg c, void (*k)(P...), A &&...a)
 {
     if (c.grid < 1 || c.block < 1 || c.block > 1024 || c.grid > 2147483647LL) {
-        g.last_error = gpuErrorInvalidConfiguration;
+        last_error = gpuErrorInvalidConfiguration;
         return;
     }
+    std::lock_guard<std::mutex> lock(launch_mutex);
     std::tuple<P...> args(std::forward<A>(a)...);
     using C = Call<std::tuple<P...>, void (*)(P...)>;
     C call{k, &args};
@@ -222,8 +225,8 @@ inline const char *gpuGetErrorString(gpuError_t e)
 }
 inline gpuError_t gpuGetLastError()
 {
-    const gpuError_t e = insdg_emu::g.last_error;
-    insdg_emu::g.last_error = gpuSuccess;
+    const gpuError_t e = insdg_emu::last_error;
+    insdg_emu::last_error = gpuSuccess;
     return e;
 }
 inline gpuError_t gpuGetDeviceCount(int *n) { return *n = 1, gpuSuccess; }
