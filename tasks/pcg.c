@@ -77,7 +77,8 @@ insdg_pcg_work *insdg_pcg_work_create(insdg_tasks *T, int flexible, int null_spa
   insdg_pcg_work *w = insdg_calloc(1, sizeof *w);
   w->flexible = flexible, w->null_space = null_space;
   w->r = insdg_dfield_create(T), w->z = insdg_dfield_create(T), w->p = insdg_dfield_create(T);
-  w->Ap = insdg_dfield_create(T), w->b = insdg_dfield_create(T);
+  w->Ap = insdg_dfield_create(T);
+  if (null_space) w->b = insdg_dfield_create(T);   /* the projected right-hand side (submit_start) */
   if (flexible) w->r_prev = insdg_dfield_create(T);
   if (null_space) w->ones = constant_field(T, 1.0), w->proj = insdg_dscalar_create(T, 1);
   w->bb = insdg_dscalar_create(T, 1), w->pAp = insdg_dscalar_create(T, 1);
@@ -111,15 +112,29 @@ typedef struct {
   insdg_pcg_result res;
 } solve;
 
-/* b = b_in (projected); bb; r = b - A x; z = P r; p = z; (r.z, r.r) */
+/* b = b_in (a projected copy with a null space); bb; r = b - A x; z = P r; p = z; (r.z, r.r).
+   With the SIPDG (insdg_sipdg_apply) r = b - A x is work fused into A x's tasks, and with a
+   pointwise preconditioner too z, p and the dots (insdg_then_pcg_start, CPU codelets): the
+   same operations, one task per block instead of five. */
 static void submit_start(insdg_tasks *T, solve *s, insdg_dfield *b_in)
 {
   insdg_pcg_work *w = s->w;
-  insdg_task_copy(b_in, w->b);
-  if (w->ones) project_constants(T, w->ones, w->proj, w->b);
-  insdg_task_dots((insdg_dfield *[]){w->b}, (insdg_dfield *[]){w->b}, w->bb);
-  s->A.apply(s->A.ctx, s->x, w->Ap);
-  insdg_task_sub(w->b, w->Ap, w->r);
+  insdg_dfield *b = b_in;   /* read only: no copy without a projection */
+  if (w->ones) insdg_task_copy(b_in, w->b), project_constants(T, w->ones, w->proj, w->b), b = w->b;
+  insdg_task_dots((insdg_dfield *[]){b}, (insdg_dfield *[]){b}, w->bb);
+  insdg_dinv D;
+  const int pointwise = !w->ones ? pointwise_prec(T, s->prec, &D) : 0;
+  if (s->A.apply == insdg_sipdg_apply) {
+    const insdg_sipdg_ctx *c = s->A.ctx;
+    insdg_then t;
+    if (pointwise) insdg_then_pcg_start(&t, b, w->Ap, w->r, pointwise == 2 ? &D : NULL, w->z, w->p, s->rz_old);
+    else insdg_then_sub(&t, b, w->Ap, w->r);
+    insdg_task_sipdg_then(c->bc, c->lambda, s->x, c->ux, c->uy, w->Ap, 0, &t);
+    if (pointwise) return;
+  } else {
+    s->A.apply(s->A.ctx, s->x, w->Ap);
+    insdg_task_sub(b, w->Ap, w->r);
+  }
   if (s->prec) s->prec->apply(s->prec->ctx, w->r, w->z); else insdg_task_copy(w->r, w->z);
   if (w->ones) project_constants(T, w->ones, w->proj, w->z);
   insdg_task_copy(w->z, w->p);

@@ -54,7 +54,8 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
 
 /* ---- codelets -------------------------------------------------------------------------- */
 enum vec_kind { V_AXPY, V_XPAY, V_COPY, V_SUB, V_INVMASS, V_JACOBI, V_DOTS, V_REDUCE, V_AXPBY, V_MASS,
-                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP, V_COMBINE, V_PCG_TAIL };
+                V_PCG_UPDATE, V_PCG_DOTS, V_CHEB_FIRST, V_CHEB_STEP, V_COMBINE, V_PCG_TAIL,
+                V_PCG_START };
 
 typedef struct {
   int kind;
@@ -205,6 +206,17 @@ static void vec_run(vec_args a, void *buffers[])
         else apply_dinv(&a, r, z);
         pcg_dots(a.n, r, z, a.flag ? VEC(4) : NULL, VEC(nv + 1));
       }
+      break;
+    }
+    case V_PCG_START: {   /* [b, Ax, r, z, p, partial]: r = b - Ax, z = P r, p = z, the dots (r.z, r.r, r.z):
+                             V_SUB, a.prec, V_COPY, V_PCG_DOTS in one (fused work, insdg_then_pcg_start) */
+      const double *bv = VEC(0), *Ax = VEC(1);
+      double *r = VEC(2), *z = VEC(3);
+      for (int i = 0; i < a.n; ++i) r[i] = bv[i] - Ax[i];
+      if (a.prec == V_INVMASS) insdg_op_mass(a.op, a.b, 1, 1.0, r, z);
+      else apply_dinv(&a, r, z);
+      memcpy(VEC(4), z, sizeof(double) * (size_t)a.n);
+      pcg_dots(a.n, r, z, NULL, VEC(5));
       break;
     }
     case V_PCG_DOTS: {   /* [r, z, (r_prev), partial] */
@@ -438,7 +450,7 @@ static struct starpu_codelet reduce_cl = {
 static const char *vec_name[] = {"axpy",       "xpay",     "copy",       "sub",       "inverse_mass",
                                  "jacobi",     "dots",     "reduce",     "axpby",     "mass",
                                  "pcg_update", "pcg_dots", "cheb_first", "cheb_step", "combine",
-                                 "pcg_tail"};
+                                 "pcg_tail",   "pcg_start"};
 
 static void insert(insdg_tasks *T, vec_args *a, struct starpu_data_descr *d, int nd)
 {
@@ -746,6 +758,25 @@ void insdg_then_dot(insdg_then *t, insdg_dfield *x, insdg_dfield *y, insdg_dscal
   INSDG_CHECK(s->ncomp == 1);
   *sp = (then_spec){.proto = {.kind = V_DOTS, .ndots = 1}, .nvec = 2, .vec = {x, y}, .modes = {STARPU_R, STARPU_R},
                     .dots = s};
+  t->block = then_block, t->done = then_done;
+}
+
+void insdg_then_sub(insdg_then *t, insdg_dfield *a, insdg_dfield *b, insdg_dfield *y)
+{
+  then_spec *sp = (then_spec *)t->bytes;
+  *sp = (then_spec){.proto = {.kind = V_SUB}, .nvec = 3, .vec = {a, b, y}, .modes = {STARPU_R, STARPU_R, STARPU_W}};
+  t->block = then_block, t->done = NULL;
+}
+
+void insdg_then_pcg_start(insdg_then *t, insdg_dfield *b, insdg_dfield *Ax, insdg_dfield *r, const insdg_dinv *D,
+                          insdg_dfield *z, insdg_dfield *p, insdg_dscalar *s)
+{
+  then_spec *sp = (then_spec *)t->bytes;
+  INSDG_CHECK(s->ncomp == 3 && insdg_task_fuse_local_gradient(s->T));   /* no GPU function */
+  *sp = (then_spec){.proto = {.kind = V_PCG_START, .ndots = 3, .prec = D ? V_JACOBI : V_INVMASS},
+                    .nvec = 5, .vec = {b, Ax, r, z, p}, .modes = {STARPU_R, STARPU_R, STARPU_W, STARPU_W, STARPU_W},
+                    .dots = s};
+  if (D) sp->proto.dinv = D->d, sp->proto.dblock = D->block;
   t->block = then_block, t->done = then_done;
 }
 

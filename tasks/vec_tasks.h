@@ -144,5 +144,12 @@ void insdg_then_cheb_step(insdg_then *t, insdg_dinv D, double c1, double c2, ins
                           insdg_dfield *d, insdg_dfield *d_out, insdg_dfield *x, const insdg_grad_out *g);
 /* s = x . y (one component), as insdg_task_dots would compute it */
 void insdg_then_dot(insdg_then *t, insdg_dfield *x, insdg_dfield *y, insdg_dscalar *s);
+/* y = a - b, as insdg_task_sub */
+void insdg_then_sub(insdg_then *t, insdg_dfield *a, insdg_dfield *b, insdg_dfield *y);
+/* PCG's start after A x (CPU codelets): r = b - Ax, z = D r (D not NULL) or M^-1 r, p = z, and
+   s = (r.z, r.r, r.z): insdg_task_sub, the preconditioner, insdg_task_copy and
+   insdg_task_pcg_dots(r, z, NULL, s) */
+void insdg_then_pcg_start(insdg_then *t, insdg_dfield *b, insdg_dfield *Ax, insdg_dfield *r, const insdg_dinv *D,
+                          insdg_dfield *z, insdg_dfield *p, insdg_dscalar *s);
 
 #endif

@@ -19,8 +19,9 @@ add_test(NAME pcg_solve_w1_again COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC
 set_tests_properties(pcg_solve_w1_again PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" FIXTURES_SETUP pcg_dumps)
 # 7 blocks: 1 worker vs 2 workers bitwise; 1 rank vs 3 ranks to round-off, iterations +-2;
 # 1 block vs 7 blocks to round-off
-# the same solve with PCG's tail as three tasks per block (a preconditioner PCG does not
-# recognise): bitwise what the fused tail (insdg_task_pcg_tail) gives
+# the same solve with PCG's tail as three tasks per block and its start as five (a
+# preconditioner PCG does not recognise): bitwise what the fused tail (insdg_task_pcg_tail)
+# and start (insdg_then_pcg_start) give
 add_test(NAME pcg_solve_w2_unfused COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg>
          solve 4 12 7 ${_d}/pcg_w2u.bin unfused)
 set_tests_properties(pcg_solve_w2_unfused PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=2" FIXTURES_SETUP pcg_dumps)
