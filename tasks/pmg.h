@@ -45,7 +45,7 @@ typedef struct {
                             up to INSDG_PMG_COARSE_MAX_BYTES) or INSDG_PMG_COARSE_CHOLESKY (the sparse
                             one); the last two an internal error when Ac is singular or larger */
   int separate_tasks;    /* 1: every operator application, update and transfer its own task, none
-                            fused into the operator's (insdg_task_sipdg_then, CPU codelets): the
+                            fused into the operator's (insdg_task_sipdg_then): the
                             same bits (tests compare the two) */
 } insdg_pmg_opts;
 
