@@ -283,7 +283,7 @@ static void restrict_then_run_gpu(void *buffers[], const void *args)
 }
 #endif
 
-static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *out)
+static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *out, struct starpu_data_descr *d)
 {
   const restrict_then *r = (const restrict_then *)t->bytes;
   const level *f = &r->pmg->lev[r->l], *c = &r->pmg->lev[r->l + 1];
@@ -295,9 +295,9 @@ static void restrict_then_block(const insdg_then *t, int b, insdg_block_then *ou
 #else
   out->run_gpu = NULL;
 #endif
-  out->d[0] = (struct starpu_data_descr){f->b->block[b], STARPU_R};
-  out->d[1] = (struct starpu_data_descr){f->Ad->block[b], STARPU_R};
-  out->d[2] = (struct starpu_data_descr){c->b->block[b], STARPU_W};
+  d[0] = (struct starpu_data_descr){f->b->block[b], STARPU_R};
+  d[1] = (struct starpu_data_descr){f->Ad->block[b], STARPU_R};
+  d[2] = (struct starpu_data_descr){c->b->block[b], STARPU_W};
   memcpy(out->args, &a, sizeof a);
 }
 
@@ -491,16 +491,16 @@ static void agg_then_run(void *buffers[], const void *args)
   agg_run(a, buffers);
 }
 
-static void agg_then_block(const insdg_then *t, int b, insdg_block_then *out)
+static void agg_then_block(const insdg_then *t, int b, insdg_block_then *out, struct starpu_data_descr *d)
 {
   const insdg_pmg *pmg = *(insdg_pmg *const *)t->bytes;
   const level *c = &pmg->lev[pmg->nlevels - 1];
   const agg_args a = agg_restrict_args(pmg, c, b);
   _Static_assert(sizeof a <= sizeof out->args, "insdg_block_then: too small for agg_args");
   out->run = agg_then_run, out->run_gpu = NULL, out->nd = 3;   /* the aggregation is CPU-only */
-  out->d[0] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
-  out->d[1] = (struct starpu_data_descr){c->Ad->block[b], STARPU_R};
-  out->d[2] = (struct starpu_data_descr){pmg->D.piece[b], STARPU_W};
+  d[0] = (struct starpu_data_descr){c->b->block[b], STARPU_R};
+  d[1] = (struct starpu_data_descr){c->Ad->block[b], STARPU_R};
+  d[2] = (struct starpu_data_descr){pmg->D.piece[b], STARPU_W};
   memcpy(out->args, &a, sizeof a);
 }
 

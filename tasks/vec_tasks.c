@@ -740,7 +740,7 @@ typedef struct {
 _Static_assert(sizeof(then_spec) <= sizeof(insdg_then), "insdg_then: too small for then_spec");
 _Static_assert(sizeof(vec_args) <= sizeof(((insdg_block_then *)0)->args), "insdg_block_then: too small for vec_args");
 
-static void then_block(const insdg_then *t, int b, insdg_block_then *out);
+static void then_block(const insdg_then *t, int b, insdg_block_then *out, struct starpu_data_descr *d);
 static void then_done(const insdg_then *t);
 
 void insdg_then_cheb_step(insdg_then *t, insdg_dinv D, double c1, double c2, insdg_dfield *Ad, insdg_dfield *r,
@@ -796,7 +796,7 @@ static void then_run_gpu(void *buffers[], const void *args)
 }
 #endif
 
-static void then_block(const insdg_then *t, int b, insdg_block_then *out)
+static void then_block(const insdg_then *t, int b, insdg_block_then *out, struct starpu_data_descr *d)
 {
   const then_spec *sp = (const then_spec *)t->bytes;
   vec_args a;
@@ -806,9 +806,9 @@ static void then_block(const insdg_then *t, int b, insdg_block_then *out)
 #else
   out->run_gpu = NULL;
 #endif
-  out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, out->d);
+  out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, d);
   INSDG_CHECK(out->nd + (sp->dots != NULL) <= INSDG_THEN_MAXD);
-  if (sp->dots) out->d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
+  if (sp->dots) d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
   memcpy(out->args, &a, sizeof a);
 }
 
@@ -816,12 +816,13 @@ static void then_done(const insdg_then *t) { submit_reduce(((const then_spec *)t
 
 int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct starpu_data_descr *descr, int n)
 {
-  t->block(t, b, bt);
+  struct starpu_data_descr d[INSDG_THEN_MAXD];
+  t->block(t, b, bt, d);
   for (int i = 0; i < bt->nd; ++i) {
     int j = 0;
-    while (j < n && descr[j].handle != bt->d[i].handle) ++j;
-    if (j == n) descr[n++] = bt->d[i];
-    else INSDG_CHECK(bt->d[i].mode == STARPU_R || (descr[j].mode & STARPU_W));
+    while (j < n && descr[j].handle != d[i].handle) ++j;
+    if (j == n) descr[n++] = d[i];
+    else INSDG_CHECK(d[i].mode == STARPU_R || (descr[j].mode & STARPU_W));
     bt->at[i] = j;
   }
   return n;

@@ -120,16 +120,18 @@ void insdg_task_xpay_gradient(insdg_dfield *x, insdg_coef c, insdg_dfield *y, co
    the operator task's, and calls t->done (if any) after the blocks: the reduction of a
    dot. The same operations in the same order as the separate tasks: the same bits. */
 enum { INSDG_THEN_MAXD = 10 };
+/* block b's part, as its task needs it (packed into the task's arguments: no data
+   descriptors, which only the submission needs) */
 typedef struct {
-  void (*run)(void *buffers[], const void *args);       /* buffers: d's, in order */
+  void (*run)(void *buffers[], const void *args);       /* buffers: the work's data, in order */
   void (*run_gpu)(void *buffers[], const void *args);   /* the GPU codelets' (NULL: none) */
-  int nd;
-  struct starpu_data_descr d[INSDG_THEN_MAXD];
-  int at[INSDG_THEN_MAXD];   /* the operator task's buffer index of d[i] (set by the operator's submission) */
+  int nd;                    /* the work's data */
+  int at[INSDG_THEN_MAXD];   /* the operator task's buffer index of the work's i-th (insdg_then_append) */
   _Alignas(double) unsigned char args[192];
 } insdg_block_then;
 typedef struct insdg_then {
-  void (*block)(const struct insdg_then *t, int b, insdg_block_then *out);
+  /* block b's part into *out and its data into d[0 .. out->nd) */
+  void (*block)(const struct insdg_then *t, int b, insdg_block_then *out, struct starpu_data_descr *d);
   void (*done)(const struct insdg_then *t);   /* or NULL */
   _Alignas(double) unsigned char bytes[320];   /* what block reads */
 } insdg_then;
