@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h> /* ffs(), used by hypre's internal headers */
@@ -20,8 +21,20 @@
 _Static_assert(sizeof(HYPRE_Complex) == sizeof(double) && sizeof(HYPRE_Real) == sizeof(double),
                "hypre must be built with double precision");
 
+/* jemalloc's control entry point, non-null where the program runs on it (CMakeLists.txt,
+   INSDG_ALLOCATOR): glibc's mallinfo2 then sees none of the heap */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
+
 double insdg_bench_heap_bytes(void)
 {
+  if (mallctl) {   /* bytes the application holds: stats.allocated, refreshed by an epoch */
+    uint64_t epoch = 1;
+    size_t allocated = 0, elen = sizeof epoch, alen = sizeof allocated;
+    if (mallctl("epoch", &epoch, &elen, &epoch, elen) != 0 ||
+        mallctl("stats.allocated", &allocated, &alen, NULL, 0) != 0)
+      return NAN;
+    return (double)allocated;
+  }
   const struct mallinfo2 mi = mallinfo2();
   return (double)mi.uordblks + (double)mi.hblkhd;
 }

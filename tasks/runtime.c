@@ -285,6 +285,20 @@ const char *insdg_runtime_scheduler(void)
   return p && p->policy_name ? p->policy_name : "?";
 }
 
+/* jemalloc's control entry point: resolved where the process runs on jemalloc */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
+
+const char *insdg_runtime_allocator(void)
+{
+  static char name[80];
+  if (!mallctl) return "system";
+  const char *version = NULL;
+  size_t len = sizeof version;
+  if (mallctl("version", &version, &len, NULL, 0) != 0 || !version) return "jemalloc";
+  snprintf(name, sizeof name, "jemalloc %.*s", (int)strcspn(version, "-"), version);   /* 5.3.0-0-g<hash>: 5.3.0 */
+  return name;
+}
+
 MPI_Comm insdg_runtime_task_comm(void) { return task_comm; }
 int insdg_runtime_async_copies_off(void) { return async_copies_off && insdg_runtime_cuda_workers() > 0; }
 

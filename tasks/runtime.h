@@ -57,6 +57,9 @@ const char *insdg_runtime_workers_origin(void);
 /* The StarPU scheduling policy in use: "insdg-home" (sched_home.h) on CPU-only StarPUs unless
    opts.sched or STARPU_SCHED names another, else that one or StarPU's default. */
 const char *insdg_runtime_scheduler(void);
+/* The process's malloc: "jemalloc <version>" where insdg was linked with it (CMakeLists.txt,
+   INSDG_ALLOCATOR) or it was preloaded, else "system". */
+const char *insdg_runtime_allocator(void);
 /* 1 when insdg turned StarPU's asynchronous host-device copies off: several ranks with
    CUDA workers and STARPU_DISABLE_ASYNCHRONOUS_COPY unset (runtime.c says why). */
 int insdg_runtime_async_copies_off(void);

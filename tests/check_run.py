@@ -4,7 +4,7 @@ standard json and csv modules and netCDF4 -- not with insdg's own code.
 
 usage: check_run.py DIR --steps S --files F [--forces NAME ...] [--coefficients]
                     [--max-error FIELD=TOL ...] [--compare OTHER_DIR --rtol R [--atol A]]
-                    [--status "not converged"] [--iterations FIELD=LO:HI ...]
+                    [--status "not converged"] [--iterations FIELD=LO:HI ...] [--allocator jemalloc|system]
 
 Checks: summary.json parses, has every documented key, status "completed" (or the one
 given, with converged false for "not converged"), steps S, and relative L2 errors below the tolerances; diagnostics.csv has the documented
@@ -30,7 +30,7 @@ import numpy as np
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
-                "status", "cuda_workers", "runtime", "runtime_counters", "pressure_coarse_solve"]
+                "status", "cuda_workers", "runtime", "runtime_counters", "pressure_coarse_solve", "allocator"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl", "velocity_change"]
 
@@ -64,6 +64,10 @@ def check_summary(d, args):
         print(f"  pressure coarse solve: {s['pressure_coarse_solve']} (expected {args.coarse})")
         if s["pressure_coarse_solve"] != args.coarse:
             fail(f"summary.json: pressure_coarse_solve {s['pressure_coarse_solve']}, expected {args.coarse}")
+    if args.allocator is not None:   # "jemalloc 5.3.0-..." or "system" (CMakeLists.txt, INSDG_ALLOCATOR)
+        print(f"  malloc: {s['allocator']} (expected {args.allocator})")
+        if s["allocator"].split(" ")[0] != args.allocator:
+            fail(f"summary.json: allocator {s['allocator']!r}, expected {args.allocator}")
     check_runtime(s, args.profiled)
     check_counters(s)
     if args.workers is not None:
@@ -229,6 +233,7 @@ def main():
     p.add_argument("--iterations", nargs="*", default=[])
     p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
+    p.add_argument("--allocator", choices=["jemalloc", "system"], help="the malloc the run must have reported")
     p.add_argument("--coarse", choices=["cholesky", "band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")
     p.add_argument("--rtol", type=float, default=1e-9)

@@ -46,10 +46,16 @@ function(insdg_run_check name fixtures)
                        PASS_REGULAR_EXPRESSION "check_run: ok")
 endfunction()
 
+# the malloc insdg was linked with (CMakeLists.txt, INSDG_ALLOCATOR), as summary.json reports it
+if(INSDG_JEMALLOC_LIB)
+  set(_run_allocator jemalloc)
+else()
+  set(_run_allocator system)
+endif()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky)
+                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator})
 
 # 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)

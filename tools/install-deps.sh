@@ -9,6 +9,7 @@ packages=(
   liblapacke-dev libopenblas-dev        # reference element and tests (LAPACK), BLAS
   gmsh                                  # meshes for the cases and the demonstration
   libopenmpi-dev openmpi-bin libstarpu-dev starpu-tools libmetis-dev   # StarPU-MPI runtime, METIS blocks
+  libjemalloc-dev                       # malloc of the task-graph programs (CMakeLists.txt, INSDG_ALLOCATOR)
   libnetcdf-dev libnetcdf-mpi-dev netcdf-bin libinih-dev libmuparser-dev   # I/O: parallel NetCDF, case files
   hipcc libamdhip64-dev                 # compiles the HIP build of the GPU kernels
   libhypre-dev                          # hypre BoomerAMG for the solver comparison
