@@ -64,7 +64,7 @@ def check_summary(d, args):
         print(f"  pressure coarse solve: {s['pressure_coarse_solve']} (expected {args.coarse})")
         if s["pressure_coarse_solve"] != args.coarse:
             fail(f"summary.json: pressure_coarse_solve {s['pressure_coarse_solve']}, expected {args.coarse}")
-    if args.allocator is not None:   # "jemalloc 5.3.0-..." or "system" (CMakeLists.txt, INSDG_ALLOCATOR)
+    if args.allocator is not None:   # "jemalloc 5.3.0" or "system" (CMakeLists.txt, INSDG_ALLOCATOR)
         print(f"  malloc: {s['allocator']} (expected {args.allocator})")
         if s["allocator"].split(" ")[0] != args.allocator:
             fail(f"summary.json: allocator {s['allocator']!r}, expected {args.allocator}")
