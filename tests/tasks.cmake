@@ -57,15 +57,19 @@ set_tests_properties(binding_one_per_core_bound PROPERTIES LABELS unit SKIP_RETU
 
 # how an idle worker waits (tools/starpu-idle-workers.patch): it yields its core to the main
 # thread (the process confined to one core: the idle worker's CPU time against the main
-# thread's); it blocks after its poll (one of two idle workers blocked 20 ms on); it polls
-# for STARPU_IDLE_POLL_US (300 ms: both still running 20 ms on)
+# thread's); with its yields giving the busy main thread whole time slices, it polls by
+# sleeping (asleep in three quarters of the samples at least); it blocks after its poll (one
+# of two idle workers blocked 20 ms on); it polls for STARPU_IDLE_POLL_US (300 ms: both still
+# running 20 ms on)
 add_executable(test_idle_worker test_idle_worker.c)
 target_link_libraries(test_idle_worker PRIVATE insdg_tasks)
 set(_idle_env "STARPU_SILENT=1;STARPU_NCUDA=0;STARPU_HOME=${CMAKE_BINARY_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 add_test(NAME idle_worker_yields COMMAND $<TARGET_FILE:test_idle_worker> yield)
+add_test(NAME idle_worker_sleeps COMMAND $<TARGET_FILE:test_idle_worker> sleeps)
 add_test(NAME idle_worker_blocks COMMAND $<TARGET_FILE:test_idle_worker> blocks)
 add_test(NAME idle_worker_polls COMMAND $<TARGET_FILE:test_idle_worker> polls)
 set_tests_properties(idle_worker_yields PROPERTIES LABELS unit SKIP_RETURN_CODE 77 ENVIRONMENT "${_idle_env};STARPU_NCPU=1")
+set_tests_properties(idle_worker_sleeps PROPERTIES LABELS unit SKIP_RETURN_CODE 77 ENVIRONMENT "${_idle_env};STARPU_NCPU=1")
 set_tests_properties(idle_worker_blocks PROPERTIES LABELS unit SKIP_RETURN_CODE 77 ENVIRONMENT "${_idle_env};STARPU_NCPU=2")
 set_tests_properties(idle_worker_polls PROPERTIES LABELS unit SKIP_RETURN_CODE 77
                      ENVIRONMENT "${_idle_env};STARPU_NCPU=2;STARPU_IDLE_POLL_US=300000")

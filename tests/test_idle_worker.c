@@ -27,7 +27,17 @@
  * of 10, hence "most", not "every". States, not times: another process on the cores
  * changes neither.
  *
- * Exit 77 (skipped) where the process cannot be confined to one core (yield), or has fewer
+ *   test_idle_worker sleeps   (STARPU_NCPU=1)
+ * The same one core, idle worker and computing main thread: each yield of the polling
+ * worker now gives the main thread a whole time slice (the kernel's EEVDF scheduler puts a
+ * yielding thread behind the others of its group), so after two such yields the worker
+ * polls by sleeping instead (20 us after a task, doubling up to 1 ms; the patch's third
+ * change: a busy process beside two workers made insdg's step 20x slower before it). The
+ * worker's state read from /proc/self/task/TID/stat every 10 ms from 0.1 s on: asleep (S)
+ * in three quarters of the samples at least; with yields only it is runnable (R) in every
+ * sample. States, not times.
+ *
+ * Exit 77 (skipped) where the process cannot be confined to one core (yield, sleeps), or has fewer
  * than 2 cores or a StarPU with polling drivers (blocks, polls). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -135,13 +145,10 @@ static int two_workers(int argc, char **argv, int expect_poll)
   return ok ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* one core, one idle worker, the main thread computing for 0.3 s: "yield" compares their CPU
+   times, "sleeps" samples the worker's state */
+static int one_core(int argc, char **argv, int sleeps)
 {
-  if (argc != 2 || (strcmp(argv[1], "yield") && strcmp(argv[1], "blocks") && strcmp(argv[1], "polls"))) {
-    fprintf(stderr, "usage: test_idle_worker yield|blocks|polls\n");
-    return 2;
-  }
-  if (strcmp(argv[1], "yield")) return two_workers(argc, argv, !strcmp(argv[1], "polls"));
   cpu_set_t mask, one;
   sched_getaffinity(0, sizeof mask, &mask);
   int first = 0;
@@ -164,14 +171,39 @@ int main(int argc, char **argv)
   const double w0 = seconds(worker_clock), m0 = seconds(CLOCK_THREAD_CPUTIME_ID);
   const double start = seconds(CLOCK_MONOTONIC);
   volatile double x = 0;
-  while (seconds(CLOCK_MONOTONIC) - start < 0.3)
+  int samples = 0, asleep = 0;
+  for (double now = start, next = start + 0.1; now - start < 0.3; now = seconds(CLOCK_MONOTONIC)) {
     for (int i = 0; i < 10000; ++i) x = x * 0.999 + 1.0;
+    if (sleeps && now >= next && worker_tid[0] > 0) {   /* from 0.1 s on, every 10 ms */
+      const char c = thread_state(worker_tid[0]);
+      ++samples, asleep += c == 'S', next += 0.01;
+    }
+  }
   const double worker = seconds(worker_clock) - w0, main_thread = seconds(CLOCK_THREAD_CPUTIME_ID) - m0;
   insdg_runtime_shutdown();
+  if (sleeps) {
+    const int ok = samples >= 10 && 4 * asleep >= 3 * samples;
+    printf("test_idle_worker sleeps: one core, the main thread computing: the idle worker asleep in %d of %d "
+           "samples from 0.1 s on (expected: three quarters at least, polling by short sleeps), %.1f ms of CPU "
+           "against the main thread's %.1f: %s\n",
+           asleep, samples, 1e3 * worker, 1e3 * main_thread, ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+  }
 
   const int ok = main_thread > 0.01 && worker < 0.1 * main_thread;
   printf("test_idle_worker: one core, 0.3 s of wall time: main thread %.1f ms of CPU, the idle worker %.1f ms "
          "(at most a tenth of the main thread's): %s\n",
          1e3 * main_thread, 1e3 * worker, ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2 || (strcmp(argv[1], "yield") && strcmp(argv[1], "sleeps") && strcmp(argv[1], "blocks") &&
+                    strcmp(argv[1], "polls"))) {
+    fprintf(stderr, "usage: test_idle_worker yield|sleeps|blocks|polls\n");
+    return 2;
+  }
+  if (!strcmp(argv[1], "yield") || !strcmp(argv[1], "sleeps")) return one_core(argc, argv, !strcmp(argv[1], "sleeps"));
+  return two_workers(argc, argv, !strcmp(argv[1], "polls"));
 }
