@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench_step.py [--insdg PATH] [--steps T] [--warmup W] [--repeats R] [--budget S] [--markdown FILE]
               [--settings 1w 2w 2r Ns4] [--blocks-per-rank B] [--work DIR]
-              [--against PATH] [--env KEY=VAL ...] [--against-env KEY=VAL ...] [--pairs P]
+              [--against PATH] [--env KEY=VAL ...] [--against-env KEY=VAL ...] [--pairs P] [--busy N]
 
 The cost of one Navier-Stokes time step and of the runtime around it (the lean-step
 issue): the Taylor vortex on a 1990-triangle mesh (gmsh cases/taylor_vortex/square.geo
@@ -62,6 +62,11 @@ runs of one binary moved by 1.7x, 16 pairs resolved a 5% difference (4 blocks ag
 14 of 16, docs/performance.md). The last line is, per setting,
 
   bench_step pairs: <setting> new/old=<median> new_faster=<k>/<P> p=<p>
+
+--busy N: N CPU-bound processes (Python loops, children of this script and so in its
+session and the kernel's scheduling group) run beside the measurements, in either mode: a
+user's machine that is doing something else. No figure of the acceptance list is measured
+so; docs/performance.md, "Two workers beside a busy process" (2026-12-06), is.
 """
 import argparse
 import json
@@ -339,7 +344,18 @@ def main():
     p.add_argument("--env", nargs="*", default=[], metavar="KEY=VAL", help="environment of --insdg's runs (both modes)")
     p.add_argument("--against-env", nargs="*", default=[], metavar="KEY=VAL", help="paired mode: the other side's")
     p.add_argument("--pairs", type=int, default=16, help="paired mode: pairs per setting")
+    p.add_argument("--busy", type=int, default=0, help="CPU-bound processes running beside the measurements")
     args = p.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(args.busy, 0))]
+    try:
+        measure(p, args)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+
+
+def measure(p, args):
     for k in ("env", "against_env"):
         bad = [e for e in getattr(args, k) if "=" not in e or e.startswith("=")]
         if bad:
@@ -363,10 +379,12 @@ def main():
             p.error("paired mode: settings 1w 2w 2r Ns4, --pairs >= 1")
         envs = {k: " ".join(f"{a}={b}" for a, b in getattr(args, k).items()) for k in ("env", "against_env")}
         print(f"bench_step pairs: new {args.insdg} {envs['env']}, old {args.against} {envs['against_env']}; "
-              f"CPU {cpu}; {args.warmup} + {args.steps} steps, {args.pairs} pairs", flush=True)
+              f"CPU {cpu}; {args.warmup} + {args.steps} steps, {args.pairs} pairs"
+              + (f"; {args.busy} busy process(es) beside" if args.busy > 0 else ""), flush=True)
         measure_pairs(args, {n: settings[n] for n in args.settings})
         return
-    print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}", flush=True)
+    print(f"bench_step: {args.insdg}; CPU {cpu}; {args.warmup} + {args.steps} steps x {args.repeats}"
+          + (f"; {args.busy} busy process(es) beside" if args.busy > 0 else ""), flush=True)
     t0 = time.time()
     rows, lat = measure_all(args, {name: (settings[name], 2 if name == "1wx2" else 1) for name in args.settings})
     # the workers' profile of W and of W + T steps: their difference is the T steps the step
