@@ -255,7 +255,7 @@ def measure_all(args, settings):
         print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
               f"{c['tasks_per_step']:.0f} tasks and {c['waits_per_step']:.1f} waits per step, "
               f"{c['mpi_messages_per_step']:.0f} MPI messages per step per rank; scheduler {last.get('scheduler', '?')}; "
-              f"load before {a['load']:.2f}", flush=True)
+              f"worker pauses {last.get('worker_pauses', '?')}; load before {a['load']:.2f}", flush=True)
     return rows, lat
 
 
@@ -293,7 +293,8 @@ def measure_pairs(args, settings):
               f"{k} of {len(r)} pairs (sign test p = {p:.2g}); medians new {statistics.median(times['new']):.2f}, "
               f"old {statistics.median(times['old']):.2f} ms/step; tasks per step new {c['new']['tasks_per_step']:.0f}, "
               f"old {c['old']['tasks_per_step']:.0f}; scheduler new {last['new'].get('scheduler', '?')}, "
-              f"old {last['old'].get('scheduler', '?')}", flush=True)
+              f"old {last['old'].get('scheduler', '?')}; worker pauses new {last['new'].get('worker_pauses', '?')}, "
+              f"old {last['old'].get('worker_pauses', '?')}", flush=True)
         results.append((name, statistics.median(r), k, len(r), p))
     for name, med, k, n, p in results:
         print(f"bench_step pairs: {name} new/old={med:.3f} new_faster={k}/{n} p={p:.2g}")

@@ -282,6 +282,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
   fprintf(f, ",\n  \"allocator\": "), json_string(f, insdg_runtime_allocator());
   const double stolen = insdg_sched_home_stolen_share();   /* -1: another policy */
   fprintf(f, ",\n  \"tasks_stolen_share\": "), json_number(f, stolen >= 0 ? stolen : NAN);
+  fprintf(f, ",\n  \"worker_pauses\": %d", r->worker_pauses);   /* taken_cores.h */
   fprintf(f, ",\n  \"nu\": "), json_number(f, c->nu);
   fprintf(f, ",\n  \"dt\": "), json_number(f, c->dt);
   fprintf(f, ",\n  \"time_order\": %d,\n  \"substeps\": %d,\n  \"steps\": %d,\n  \"steps_planned\": %d", c->time_order,

@@ -33,6 +33,7 @@
 
 #include "gmsh.h"
 #include "run_internal.h"
+#include "taken_cores.h"
 
 /* ===================================================================== set-up ======== */
 
@@ -283,6 +284,12 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   for (int k = 0; k < INSDG_NSTAGES; ++k)
     r->step_stage[k] += st.seconds[k], r->stage_tasks[k] += st.tasks[k], r->stage_waits[k] += st.waits[k];
   r->converged &= !failed;
+  char msg[320];
+  if (insdg_taken_cores_poll(r->taken, msg, sizeof msg)) {   /* another process took a worker's core, or left it */
+    if (r->rank == 0) end_progress_line(pg);
+    if (r->size > 1) printf("insdg: rank %d, step %d: %s\n", r->rank, r->steps, msg);
+    else printf("insdg: step %d: %s\n", r->steps, msg);
+  }
 
   t0 = MPI_Wtime();
   observe_fields(sv->ob, sv->ins, c->nforces > 0);   /* gradients: for the forces */
@@ -362,6 +369,7 @@ static void time_loop(run_state *r, solver *sv)
   insdg_runtime_profile_reset();
   r->steps0 = r->steps;
   insdg_runtime_counters_get(&r->loop_counters);
+  r->taken = insdg_taken_cores_start(NULL, 0);
   while (!r->output_failed && !advance(r, sv, &pg, &next_output)) {
   }
 }
@@ -396,6 +404,9 @@ static int finish(run_state *r, solver *sv)
   }
   MPI_Gather(&rss, 1, MPI_DOUBLE, r->rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather(&r->my_setup_rss, 1, MPI_DOUBLE, r->setup_rss_mib, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const int pauses = insdg_taken_cores_pauses(r->taken);
+  MPI_Reduce(&pauses, &r->worker_pauses, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  insdg_taken_cores_stop(r->taken), r->taken = NULL;
   char err[INSDG_ERRMSG_LEN];
   if (r->rank == 0) {
     if (write_summary(r, err, sizeof err)) fprintf(stderr, "insdg: error: %s\n", err), status = INSDG_EXIT_OUTPUT;

@@ -240,6 +240,8 @@ typedef struct {
   const statistics *stats;         /* [statistics], or NULL */
   int steady;                      /* [time] steady_tolerance reached: the run stops */
   double velocity_change;          /* the last step's relative velocity change (NaN: none yet) */
+  struct insdg_taken_cores *taken; /* the workers' cores watched (taken_cores.h), NULL: not */
+  int worker_pauses;               /* rank 0: every rank's pauses (taken_cores.h), at the end */
 } run_state;
 
 typedef struct {

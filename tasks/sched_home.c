@@ -23,6 +23,11 @@
  * Waking: a push wakes the home worker; when the home is running a task and its FIFO now
  * holds a backlog, it also wakes the others, so that an idle one takes the task at once.
  *
+ * Paused workers (insdg_sched_home_pause; taken_cores.h: another process took their cores):
+ * the blocks of a paused worker go to the workers that are not, in turn; a paused worker
+ * runs what is left in its FIFO and takes nothing from others, and the others take from its
+ * FIFO any task it holds (no backlog needed), so it soon sleeps and leaves its core.
+ *
  * One mutex guards the FIFOs: a push or pop holds it for a few list operations, against
  * tasks of microseconds to milliseconds. Which worker runs a task never changes a result
  * (reductions are summed in block order by their own tasks).
@@ -46,6 +51,8 @@ typedef struct {
   struct starpu_task_list q[STARPU_NMAXWORKERS];   /* by k */
   volatile int busy[STARPU_NMAXWORKERS];           /* by k: running a task it popped */
   int queued[STARPU_NMAXWORKERS];                  /* by k: tasks in q[k] */
+  int paused[STARPU_NMAXWORKERS];                  /* by k: its core taken (insdg_sched_home_pause) */
+  int to[STARPU_NMAXWORKERS];                      /* by k: whose FIFO takes k's tasks (k unless paused) */
   long pops, stolen;                                /* counters (under the lock) */
 } home_data;
 
@@ -77,7 +84,7 @@ static void home_init(unsigned ctx)
   const unsigned nworkers = starpu_worker_get_count();
   for (unsigned w = 0; w < nworkers && d->nw < STARPU_NMAXWORKERS; ++w)
     if (starpu_worker_get_type((int)w) == STARPU_CPU_WORKER) d->index[w] = d->nw, d->worker[d->nw++] = (int)w;
-  for (int k = 0; k < d->nw; ++k) starpu_task_list_init(&d->q[k]);
+  for (int k = 0; k < d->nw; ++k) starpu_task_list_init(&d->q[k]), d->to[k] = k;
   starpu_sched_ctx_set_policy_data(ctx, d);
   home_active = d;
 }
@@ -101,6 +108,7 @@ static int home_push(struct starpu_task *t)
     k = me >= 0 && d->index[me] >= 0 ? d->index[me] : 0;
   }
   STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+  k = d->to[k];
   starpu_task_list_push_back(&d->q[k], t), ++d->queued[k];
   const int backlog = d->queued[k] >= HOME_BACKLOG;
   starpu_push_task_end(t);
@@ -121,10 +129,11 @@ static struct starpu_task *home_pop(unsigned ctx)
   struct starpu_task *t = NULL;
   STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
   if (!starpu_task_list_empty(&d->q[k])) t = starpu_task_list_pop_front(&d->q[k]), --d->queued[k];
-  else
+  else if (!d->paused[k])
     for (int j = 1; j < d->nw && !t; ++j) {
       const int v = (k + j) % d->nw;
-      if (d->queued[v] >= HOME_BACKLOG) t = starpu_task_list_pop_front(&d->q[v]), --d->queued[v], ++d->stolen;
+      if (d->queued[v] >= (d->paused[v] ? 1 : HOME_BACKLOG))
+        t = starpu_task_list_pop_front(&d->q[v]), --d->queued[v], ++d->stolen;
     }
   if (t) ++d->pops;
   d->busy[k] = t != NULL;
@@ -143,6 +152,24 @@ static struct starpu_sched_policy home_policy = {
 };
 
 struct starpu_sched_policy *insdg_sched_home_policy(void) { return &home_policy; }
+
+int insdg_sched_home_pause(const int *paused)
+{
+  home_data *d = home_active;
+  if (!d) return -1;
+  STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+  int run[STARPU_NMAXWORKERS], nrun = 0;
+  for (int k = 0; k < d->nw; ++k)
+    if (!paused[k]) run[nrun++] = k;
+  for (int k = 0, next = 0; k < d->nw; ++k) {
+    d->paused[k] = nrun > 0 && paused[k];   /* all paused: none is */
+    d->to[k] = d->paused[k] ? run[next++ % nrun] : k;
+  }
+  STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+  for (int k = 0; k < d->nw; ++k)   /* the running ones take what the paused ones hold */
+    if (!d->paused[k]) starpu_wake_worker_relax_light(d->worker[k]);
+  return nrun > 0 ? nrun : d->nw;
+}
 
 double insdg_sched_home_stolen_share(void)
 {

@@ -14,6 +14,12 @@ void insdg_sched_home_tag(starpu_data_handle_t h, int block);
 int insdg_sched_home_block(const struct starpu_task *t);
 /* The policy, for starpu_conf.sched_policy. */
 struct starpu_sched_policy *insdg_sched_home_policy(void);
+/* Pause the CPU workers k (in worker order, 0 .. CPU workers - 1) with paused[k] != 0, resume the
+   others: a paused worker's blocks go to the running ones and it takes no other worker's
+   tasks (taken_cores.h). Results do not change: which worker runs a task never does.
+   Returns how many run now (all when paused[] names every worker), -1 when StarPU does not
+   run with this policy. */
+int insdg_sched_home_pause(const int *paused);
 /* Of the tasks popped so far, the share taken from another worker's queue; -1 when StarPU
    does not run with this policy. */
 double insdg_sched_home_stolen_share(void);

@@ -30,7 +30,8 @@ import numpy as np
 SUMMARY_KEYS = ["case", "case_file", "mesh", "N", "K", "dofs", "ranks", "blocks", "workers", "nu", "dt",
                 "time_order", "substeps", "steps", "steps_planned", "final_time", "time", "wall_seconds",
                 "seconds_per_step", "stage_seconds", "step_seconds", "mean_iterations", "errors", "field_files", "converged",
-                "status", "cuda_workers", "runtime", "runtime_counters", "pressure_coarse_solve", "allocator"]
+                "status", "cuda_workers", "runtime", "runtime_counters", "pressure_coarse_solve", "allocator",
+                "worker_pauses"]
 CSV_COLUMNS = ["step", "time", "dt", "iterations_u", "iterations_v", "iterations_p", "converged",
                "kinetic_energy", "max_div_u", "cfl", "velocity_change"]
 
@@ -68,6 +69,8 @@ def check_summary(d, args):
         print(f"  malloc: {s['allocator']} (expected {args.allocator})")
         if s["allocator"].split(" ")[0] != args.allocator:
             fail(f"summary.json: allocator {s['allocator']!r}, expected {args.allocator}")
+    if not (isinstance(s["worker_pauses"], int) and s["worker_pauses"] >= 0):
+        fail(f"summary.json: worker_pauses {s['worker_pauses']!r} is not a count")
     check_runtime(s, args.profiled)
     check_counters(s)
     if args.workers is not None:

@@ -82,6 +82,24 @@ add_test(NAME sched_home COMMAND $<TARGET_FILE:test_sched_home>)
 set_tests_properties(sched_home PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT "${_idle_env};STARPU_WORKERS_NOBIND=1")
 
+# pausing the workers whose cores another process takes (tasks/taken_cores.h): the rule on
+# made-up windows; a busy child process on worker 1's core pauses it, its end resumes it
+# (the process given two cores where the machine has them; alone: other tests' processes
+# would be other processes too)
+add_executable(test_taken_cores test_taken_cores.c)
+target_link_libraries(test_taken_cores PRIVATE insdg_tasks)
+add_test(NAME taken_cores_rule COMMAND $<TARGET_FILE:test_taken_cores> rule)
+set_tests_properties(taken_cores_rule PROPERTIES LABELS unit)
+cmake_host_system_information(RESULT _ncores QUERY NUMBER_OF_LOGICAL_CORES)
+find_program(INSDG_TASKSET taskset)
+if(INSDG_TASKSET AND _ncores GREATER 1)
+  add_test(NAME taken_cores_busy COMMAND ${INSDG_TASKSET} -c 0,1 $<TARGET_FILE:test_taken_cores> busy)
+else()
+  add_test(NAME taken_cores_busy COMMAND $<TARGET_FILE:test_taken_cores> busy)
+endif()
+set_tests_properties(taken_cores_busy PROPERTIES LABELS unit SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 60
+                     ENVIRONMENT "${_idle_env}")
+
 # more workers than the cores a rank may use: one warning naming the counts and the way out
 # (tasks/runtime.c); as many workers as cores: none. taskset gives the rank one core.
 find_program(INSDG_TASKSET taskset)

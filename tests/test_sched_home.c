@@ -11,6 +11,12 @@
  * 4. A worker runs its own tasks before another's: with s held again, a second spinner holds
  *    o while eight tasks of o's block and eight of s's are queued, interleaved; o, released,
  *    runs all of its own before any of s's, then s's first seven; the last one waits for s.
+ * 5. A paused worker (insdg_sched_home_pause; tasks/taken_cores.h) runs none of the tasks
+ *    submitted after its pause: with s held by a spinner and o paused, eight tasks of o's
+ *    block and eight of s's wait for s (none runs in 50 ms: a policy that leaves o's on o, or
+ *    lets o take s's backlog, runs them at once), then all sixteen run on s. Resumed, o runs
+ *    its block's tasks again while s is held (a policy still sending them to s leaves them
+ *    until the spinner's 10 s are over).
  * The steps depend on which worker is busy, never on timing, so a loaded machine changes
  * nothing but the run time. Exit 77 (skipped) on a StarPU with GPU workers, where insdg keeps
  * StarPU's scheduler. */
@@ -28,7 +34,7 @@
 enum { NT = 8 };
 
 static atomic_int seq;
-static int ran_on[4 * NT], order[4 * NT];
+static int ran_on[6 * NT], order[6 * NT];
 
 typedef struct {
   atomic_int started, release, timed_out, worker;
@@ -75,7 +81,7 @@ static struct starpu_codelet cl_record = {.cpu_funcs = {record}, .nbuffers = 1, 
 static struct starpu_codelet cl_spin = {.cpu_funcs = {spin}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "spin"};
 static struct starpu_codelet cl_rw = {.cpu_funcs = {spin}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .name = "rw"};
 
-static double mem[6 * NT];
+static double mem[8 * NT];
 
 /* a one-double vector of block b (b < 0: untagged) */
 static starpu_data_handle_t tagged(int i, int b)
@@ -188,7 +194,53 @@ int main(int argc, char **argv)
   const double stolen = insdg_sched_home_stolen_share();
   /* 27 tasks popped: 3 spinners, 8 in step 3 and 16 in step 4, of which 7 and 7 taken from s */
   EXPECT(stolen >= 14.0 / 27.0 - 1e-12 && stolen <= 1, "stolen share %g", stolen);
+
   for (int i = 0; i < 3 * NT; ++i) starpu_data_unregister(h[i]);
+
+  /* 5. o paused: its block's new tasks go to s, and o takes none of s's backlog */
+  int paused[2] = {0, 0};
+  paused[o] = 1;
+  EXPECT(insdg_sched_home_pause(paused) == 1, "pausing one of two workers leaves one running");
+  static spinner s4, s5;
+  starpu_data_handle_t hs4 = tagged(7, s);
+  struct starpu_task *t4 = submit(&cl_spin, hs4, &s4);
+  wait_started(&s4);
+  EXPECT(atomic_load(&s4.worker) == s, "fourth spinner on worker %d, not %d", atomic_load(&s4.worker), s);
+  for (int i = 3 * NT; i < 5 * NT; ++i) {   /* odd: o's block, even: s's */
+    ran_on[i] = -1;
+    h[i - 3 * NT] = tagged(8 + i, i % 2 ? o : s);
+    t[i - 3 * NT] = submit(&cl_record, h[i - 3 * NT], (void *)(intptr_t)i);
+  }
+  const double t50 = now();
+  while (now() - t50 < 0.05) {
+  }
+  int early = 0;
+  for (int i = 3 * NT; i < 5 * NT; ++i) early += ran_on[i] != -1;
+  EXPECT(early == 0, "%d of %d tasks ran while their only running worker %d was held", early, 2 * NT, s);
+  atomic_store(&s4.release, 1);
+  for (int i = 0; i < 2 * NT; ++i) wait_task(t[i]);
+  wait_task(t4);
+  for (int i = 3 * NT; i < 5 * NT; ++i)
+    EXPECT(ran_on[i] == s, "task %d (block of worker %d) ran on %d with %d paused", i, i % 2 ? o : s, ran_on[i], o);
+  for (int i = 0; i < 2 * NT; ++i) starpu_data_unregister(h[i]);
+
+  /* resumed: o's block on o again while s is held */
+  paused[o] = 0;
+  EXPECT(insdg_sched_home_pause(paused) == 2, "resuming: two workers run");
+  struct starpu_task *t5 = submit(&cl_spin, hs4, &s5);
+  wait_started(&s5);
+  for (int i = 5 * NT; i < 6 * NT; ++i) {
+    ran_on[i] = -1;
+    h[i - 5 * NT] = tagged(8 + i - 2 * NT, o);
+    t[i - 5 * NT] = submit(&cl_record, h[i - 5 * NT], (void *)(intptr_t)i);
+  }
+  for (int i = 0; i < NT; ++i) wait_task(t[i]);
+  EXPECT(!atomic_load(&s5.timed_out), "the resumed worker's tasks waited for the held one");
+  for (int i = 5 * NT; i < 6 * NT; ++i) EXPECT(ran_on[i] == o, "task %d ran on %d, not on resumed %d", i, ran_on[i], o);
+  atomic_store(&s5.release, 1);
+  wait_task(t5);
+  for (int i = 0; i < NT; ++i) starpu_data_unregister(h[i]);
+  starpu_data_unregister(hs4);
   starpu_data_unregister(hs1), starpu_data_unregister(hs2), starpu_data_unregister(hs3);
   insdg_runtime_shutdown();
   printf("%s: %d failure(s)\n", argv[0], failures);
