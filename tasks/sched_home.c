@@ -116,7 +116,7 @@ static int home_push(struct starpu_task *t)
   starpu_wake_worker_relax_light(d->worker[k]);
   if (d->busy[k] && backlog)
     for (int j = 0; j < d->nw; ++j)
-      if (j != k && !d->busy[j]) starpu_wake_worker_relax_light(d->worker[j]);
+      if (j != k && !d->busy[j] && !d->paused[j]) starpu_wake_worker_relax_light(d->worker[j]);
   return 0;
 }
 
