@@ -480,6 +480,9 @@ void print_end(const run_state *r)
     printf("  stopped at steady state: the relative velocity change per unit time %.3e is below [time] "
            "steady_tolerance = %g (t = %g of final_time %g)\n", r->velocity_change, c->steady_tolerance, r->t,
            c->final_time);
+  if (r->worker_pauses > 0)   /* taken_cores.h: the log said when */
+    printf("  other processes took the cores of CPU workers: %d pause(s); those workers' blocks ran on the "
+           "others meanwhile (results unchanged; INSDG_PAUSE_WORKERS=0 turns it off)\n", r->worker_pauses);
   static const char *const name[NERR] = {"u", "v", "p"};
   for (int k = 0; k < NERR && c->has_exact; ++k)
     if (r->errors.have[k] && isfinite(r->errors.relative[k]))
