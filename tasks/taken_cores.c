@@ -22,32 +22,40 @@
 #define RESUME_OTHER 0.20  /* a paused worker's core busy with others less than this: resumed */
 #define WINDOW_S 0.1       /* the shortest window (/proc/stat counts in 10 ms ticks: 10 or more) */
 
+/* the other processes' share of core k: its busy share less its worker's and a share of this
+   process's other threads' (the main thread's mostly: they are not bound) */
+static double others_on(int k, int n, const double *busy, const double *cpu, double ours)
+{
+  double workers = 0;
+  for (int j = 0; j < n; ++j) workers += cpu[j];
+  const double rest = ours > workers ? (ours - workers) / n : 0;
+  const double o = busy[k] - cpu[k] - rest;
+  return o > 0 ? o : 0;
+}
+
 int insdg_taken_cores_decide(int n, const double *busy, const double *cpu, double ours, const double *delay,
                              int *paused, double *other)
 {
-  double workers = 0;
   int running = 0;
-  for (int k = 0; k < n; ++k) workers += cpu[k], running += !paused[k];
-  /* this process's threads other than the workers (the main thread) are not bound: a share
-     of their time on each core */
-  const double rest = ours > workers ? (ours - workers) / n : 0;
-  double oth[64];
-  INSDG_CHECK(n <= 64);
   for (int k = 0; k < n; ++k) {
-    oth[k] = busy[k] - cpu[k] - rest;
-    if (oth[k] < 0) oth[k] = 0;
-    if (other) other[k] = oth[k];
+    running += !paused[k];
+    if (other) other[k] = others_on(k, n, busy, cpu, ours);
   }
   int w = -1;
   if (running > 1)   /* the running worker that waited most for a core others took */
     for (int k = 0; k < n; ++k)
-      if (!paused[k] && delay[k] >= PAUSE_DELAY && oth[k] >= PAUSE_OTHER && (w < 0 || delay[k] > delay[w])) w = k;
+      if (!paused[k] && delay[k] >= PAUSE_DELAY && others_on(k, n, busy, cpu, ours) >= PAUSE_OTHER &&
+          (w < 0 || delay[k] > delay[w]))
+        w = k;
   if (w >= 0) {
     paused[w] = 1;
     return w;
   }
-  for (int k = 0; k < n; ++k)   /* the paused worker whose core others left most */
-    if (paused[k] && oth[k] < RESUME_OTHER && (w < 0 || oth[k] < oth[w])) w = k;
+  double least = 0;
+  for (int k = 0; k < n; ++k) {   /* the paused worker whose core others left most */
+    const double o = others_on(k, n, busy, cpu, ours);
+    if (paused[k] && o < RESUME_OTHER && (w < 0 || o < least)) w = k, least = o;
+  }
   if (w >= 0) paused[w] = 0;
   return w;
 }

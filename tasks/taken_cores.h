@@ -34,8 +34,9 @@ int insdg_taken_cores_decide(int n, const double *busy, const double *cpu, doubl
 
 typedef struct insdg_taken_cores insdg_taken_cores;
 
-/* Start watching this rank's CPU workers (after StarPU's start, no task running); NULL where
-   it does not apply (above), with the reason in why (may be NULL). */
+/* Start watching this rank's CPU workers (after StarPU's start: it runs one task on each
+   worker, and waits for it); NULL where it does not apply (above), with the reason in why
+   (may be NULL). */
 insdg_taken_cores *insdg_taken_cores_start(char *why, size_t whylen);
 /* Between steps: a new window every 0.1 s at most; returns 1 when a worker was paused or
    resumed, with a line for the log in msg. */
