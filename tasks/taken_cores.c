@@ -6,6 +6,7 @@
 #include "runtime.h"
 #include "sched_home.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <starpu.h>
@@ -22,40 +23,29 @@
 #define RESUME_OTHER 0.20  /* a paused worker's core busy with others less than this: resumed */
 #define WINDOW_S 0.1       /* the shortest window (/proc/stat counts in 10 ms ticks: 10 or more) */
 
-/* the other processes' share of core k: its busy share less its worker's and a share of this
-   process's other threads' (the main thread's mostly: they are not bound) */
-static double others_on(int k, int n, const double *busy, const double *cpu, double ours)
-{
-  double workers = 0;
-  for (int j = 0; j < n; ++j) workers += cpu[j];
-  const double rest = ours > workers ? (ours - workers) / n : 0;
-  const double o = busy[k] - cpu[k] - rest;
-  return o > 0 ? o : 0;
-}
-
 int insdg_taken_cores_decide(int n, const double *busy, const double *cpu, double ours, const double *delay,
                              int *paused, double *other)
 {
+  /* this process's threads other than the workers (the main thread's mostly) are not bound:
+     a share of their time on each core */
+  double workers = 0;
   int running = 0;
-  for (int k = 0; k < n; ++k) {
-    running += !paused[k];
-    if (other) other[k] = others_on(k, n, busy, cpu, ours);
-  }
+  for (int k = 0; k < n; ++k) workers += cpu[k], running += !paused[k];
+  const double rest = ours > workers ? (ours - workers) / n : 0;
+#define OTHERS(k) fmax(busy[k] - cpu[k] - rest, 0.0)   /* the other processes' share of core k */
+  if (other)
+    for (int k = 0; k < n; ++k) other[k] = OTHERS(k);
   int w = -1;
   if (running > 1)   /* the running worker that waited most for a core others took */
     for (int k = 0; k < n; ++k)
-      if (!paused[k] && delay[k] >= PAUSE_DELAY && others_on(k, n, busy, cpu, ours) >= PAUSE_OTHER &&
-          (w < 0 || delay[k] > delay[w]))
-        w = k;
+      if (!paused[k] && delay[k] >= PAUSE_DELAY && OTHERS(k) >= PAUSE_OTHER && (w < 0 || delay[k] > delay[w])) w = k;
   if (w >= 0) {
     paused[w] = 1;
     return w;
   }
-  double least = 0;
-  for (int k = 0; k < n; ++k) {   /* the paused worker whose core others left most */
-    const double o = others_on(k, n, busy, cpu, ours);
-    if (paused[k] && o < RESUME_OTHER && (w < 0 || o < least)) w = k, least = o;
-  }
+  for (int k = 0; k < n; ++k)   /* the paused worker whose core others left most */
+    if (paused[k] && OTHERS(k) < RESUME_OTHER && (w < 0 || OTHERS(k) < OTHERS(w))) w = k;
+#undef OTHERS
   if (w >= 0) paused[w] = 0;
   return w;
 }
