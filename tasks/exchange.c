@@ -109,12 +109,12 @@ void insdg_xplan_recv_destroy(const insdg_xplan *x, starpu_data_handle_t *h, dou
 }
 
 int insdg_xplan_halo_descr(const insdg_xplan *x, int d, starpu_data_handle_t *blocks, starpu_data_handle_t *recv,
-                           struct starpu_data_descr *descr)
+                           struct starpu_data_descr *descr, enum starpu_data_access_mode mode)
 {
   int n = 0;
   for (int j = x->dep_start[d]; j < x->dep_start[d + 1]; ++j) {
     const int code = x->dep[j];
-    descr[n++] = (struct starpu_data_descr){code >= 0 ? blocks[code] : recv[-code - 1], STARPU_R};
+    descr[n++] = (struct starpu_data_descr){code >= 0 ? blocks[code] : recv[-code - 1], mode};
   }
   return n;
 }
@@ -244,6 +244,30 @@ static void exchange_finish(const exchange_args *a, void *const *recv)
     for (int f = 0; f < nf; ++f)
       memcpy((double *)STARPU_VECTOR_GET_PTR(recv[f * nq + q]), flight.rbuf + off + (size_t)f * x->recv_n[q],
              sizeof(double) * (size_t)x->recv_n[q]);
+}
+
+int insdg_xplan_in_task(const insdg_xplan *x) { return x && x->nnbr > 0 && x->b_end - x->b_begin == 1; }
+
+void insdg_xplan_post_in_task(const insdg_xplan *x, int nf, void *const *own)
+{
+  INSDG_CHECK(insdg_xplan_in_task(x));
+  exchange_post(&(exchange_args){x, nf}, own);
+}
+
+void insdg_xplan_finish_in_task(const insdg_xplan *x, int d, int nf, void *buffers[], int first)
+{
+  const int nq = x->nnbr, ndeps = insdg_xplan_ndeps(x, d);
+  insdg_mpi_wait_quietly(2 * nq, flight.req);
+  for (int j = 0; j < ndeps; ++j) {
+    const int code = x->dep[x->dep_start[d] + j];
+    INSDG_CHECK(code < 0);   /* one block on this rank: every halo buffer is received */
+    const int q = -code - 1;
+    size_t off = 0;
+    for (int r = 0; r < q; ++r) off += (size_t)nf * x->recv_n[r];
+    for (int f = 0; f < nf; ++f)
+      memcpy((double *)STARPU_VECTOR_GET_PTR(buffers[first + f * ndeps + j]), flight.rbuf + off + (size_t)f * x->recv_n[q],
+             sizeof(double) * (size_t)x->recv_n[q]);
+  }
 }
 
 static void exchange_cpu(void *buffers[], void *cl_arg)

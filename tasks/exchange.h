@@ -54,10 +54,11 @@ static inline int insdg_xplan_ndeps(const insdg_xplan *x, int d) { return x->dep
 starpu_data_handle_t *insdg_xplan_recv_create(const insdg_xplan *x, double ***mem);
 void insdg_xplan_recv_destroy(const insdg_xplan *x, starpu_data_handle_t *h, double **mem);
 
-/* Append to descr the handles block d's halo of one field reads (R); returns how many.
-   blocks: the field's [B] block handles; recv: its [nnbr] receive buffers. */
+/* Append to descr the handles block d's halo of one field reads (R, or W for an exchange in
+   the task: below); returns how many. blocks: the field's [B] block handles; recv: its
+   [nnbr] receive buffers. */
 int insdg_xplan_halo_descr(const insdg_xplan *x, int d, starpu_data_handle_t *blocks, starpu_data_handle_t *recv,
-                           struct starpu_data_descr *descr);
+                           struct starpu_data_descr *descr, enum starpu_data_access_mode mode);
 /* CPU: block d's halo array h (block.h layout) from buffers[first ..], as listed by
    insdg_xplan_halo_descr */
 void insdg_xplan_gather(const insdg_xplan *x, int d, void *buffers[], int first, double *h);
@@ -74,6 +75,16 @@ void insdg_task_exchange(const insdg_xplan *x, int nf, starpu_data_handle_t *con
 void insdg_task_exchange_post(const insdg_xplan *x, int nf, starpu_data_handle_t *const *blocks);
 void insdg_task_exchange_finish(const insdg_xplan *x, int nf, starpu_data_handle_t *const *recv);
 
+/* The exchange inside the task that reads the halo, where this rank has one block d (on
+   several ranks each rank's blocks are one, by default, with one worker per rank): no task
+   of its own, and the operator's work that reads no halo runs while the messages travel
+   (ops_tasks.c). The task holds the communication token (RW) like an exchange task, the nf
+   fields' block d (own[f]) and, from buffers[first], the fields' halo buffers as listed by
+   insdg_xplan_halo_descr with mode W (all receive buffers: no other block on this rank).
+   insdg_xplan_in_task says whether it applies: one block here and a neighbour rank. */
+int insdg_xplan_in_task(const insdg_xplan *x);
+void insdg_xplan_post_in_task(const insdg_xplan *x, int nf, void *const *own);
+void insdg_xplan_finish_in_task(const insdg_xplan *x, int d, int nf, void *buffers[], int first);
 /* Wait for MPI requests without taking the core from others for long: test for up to
    ~20 us (a balanced neighbour arrives within that), then test between short sleeps.
    The time spent is summed over the threads (insdg_mpi_wait_seconds). */

@@ -32,6 +32,7 @@ typedef struct {
   const double *g[MAX_FIELDS];    /* block's [K][3Nfp] or NULL */
   double lambda;                  /* SIPDG lambda, or advection lambda factor */
   int part;                       /* SIPDG: PART_* */
+  int x_in_task;                  /* the halo exchange in this task (insdg_xplan_in_task) */
 } op_args;
 
 /* The SIPDG operator of a block runs as one task (PART_ALL), or on CPUs as two: its
@@ -57,6 +58,18 @@ static void block_op_run(op_args a, void *buffers[])
   const double *in[MAX_FIELDS] = {0}, *halo[MAX_FIELDS] = {0};
   double *out[2] = {0};
   const int ndeps = block_buffers(buffers, &a, in, out);
+  int e_begin = a.part == PART_CUT ? a.b->Kin : 0;   /* SIPDG: the elements left to do */
+  if (a.x_in_task) {   /* post; the SIPDG's inner elements while the messages travel; finish */
+    void *own[MAX_FIELDS];
+    for (int fld = 0; fld < a.nhalo_fields; ++fld) own[fld] = buffers[fld];
+    insdg_xplan_post_in_task(a.x, a.nhalo_fields, own);
+    if (a.kind == OP_SIPDG && a.b->Kin > 0) {
+      insdg_op_sipdg_elements(a.op, a.b, a.bc, a.g[0], a.lambda, in[0], in[1], in[2], NULL, NULL, NULL, out[0], 0,
+                              a.b->Kin);
+      e_begin = a.b->Kin;
+    }
+    insdg_xplan_finish_in_task(a.x, a.d, a.nhalo_fields, buffers, a.nin);
+  }
   if (a.nhalo_fields > 0) {
     const size_t nhalo = (size_t)a.b->nhalo;
     double *scratch = insdg_thread_scratch(0, (size_t)a.nhalo_fields * nhalo + 1);
@@ -82,7 +95,7 @@ static void block_op_run(op_args a, void *buffers[])
       break;
     }
     case OP_SIPDG: {
-      const int e_begin = a.part == PART_CUT ? a.b->Kin : 0, e_end = a.part == PART_INNER ? a.b->Kin : a.b->K;
+      const int e_end = a.part == PART_INNER ? a.b->Kin : a.b->K;
       insdg_op_sipdg_elements(a.op, a.b, a.bc, a.g[0], a.lambda, in[0], in[1], in[2], halo[0], halo[1], halo[2], out[0],
                               e_begin, e_end);
       break;
@@ -234,13 +247,15 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
     const int e0 = L->block_start[d];
     if (a.bc) a.bc += 3 * (size_t)e0;
     for (int k = 0; k < MAX_FIELDS; ++k) a.g[k] = g_global && g_global[k] ? g_global[k] + (size_t)e0 * 3 * Nfp : NULL;
-    const int nbuf = a.nin + a.nhalo_fields * insdg_xplan_ndeps(T->x, d) + a.nout;
+    const int nbuf = a.nin + a.nhalo_fields * insdg_xplan_ndeps(T->x, d) + a.nout + a.x_in_task;
     struct starpu_data_descr *descr = insdg_thread_scratch_descr(nbuf + (then ? INSDG_THEN_MAXD : 0));
     int n = 0;
     for (int i = 0; i < a.nin; ++i) descr[n++] = (struct starpu_data_descr){in[i]->block[d], STARPU_R};
-    for (int fld = 0; fld < a.nhalo_fields; ++fld) n += insdg_xplan_halo_descr(T->x, d, in[fld]->block, in[fld]->recv, descr + n);
+    for (int fld = 0; fld < a.nhalo_fields; ++fld)
+      n += insdg_xplan_halo_descr(T->x, d, in[fld]->block, in[fld]->recv, descr + n, a.x_in_task ? STARPU_W : STARPU_R);
     for (int i = 0; i < a.nout; ++i)
       descr[n++] = (struct starpu_data_descr){out[i]->block[d], out_mode};
+    if (a.x_in_task) descr[n++] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
     const char *name = a.part == PART_CUT ? "sipdg_cut" : op_name[a.kind];
     int status;
     if (then) {   /* the work's data after the operator's, each handle once */
@@ -257,6 +272,19 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   if (then && then->done) then->done(then);
 }
 
+static int cpu_codelets(void);
+
+/* The exchange of the halo fields f[0 .. a->nhalo_fields) of the operator a (its inputs
+   f[0 ..], distinct fields): one task per rank before the operator's, or, with one block on
+   this rank and CPU codelets, inside the operator's task (insdg_xplan_in_task): on several
+   ranks of one worker each (the default there) that spares a task and a dependent hop per
+   exchange, and the SIPDG's inner elements run while the messages travel. */
+static void halo_exchange(op_args *a, insdg_dfield *const *f)
+{
+  if (insdg_xplan_in_task(f[0]->T->x) && cpu_codelets()) a->x_in_task = 1;
+  else insdg_dfield_exchange(a->nhalo_fields, f);
+}
+
 void insdg_task_local_gradient(insdg_dfield *u, insdg_dfield *ux, insdg_dfield *uy)
 {
   op_args a = {.kind = OP_LOCAL_GRADIENT, .nin = 1, .nout = 2};
@@ -267,8 +295,8 @@ void insdg_task_gradient(const signed char *bc, const double *g, insdg_dfield *p
                          insdg_dfield *py)
 {
   insdg_task_local_gradient(p, px, py);   /* volume: no halo */
-  insdg_dfield_exchange(1, (insdg_dfield *[]){p});
   op_args a = {.kind = OP_GRADIENT_SURFACE, .nin = 1, .nhalo_fields = 1, .nout = 2, .bc = bc};
+  halo_exchange(&a, (insdg_dfield *[]){p});
   submit_block_ops(a, (insdg_dfield *[]){p}, (insdg_dfield *[]){px, py}, 1, (const double *[]){g, 0, 0, 0}, NULL);
 }
 
@@ -277,8 +305,8 @@ void insdg_task_divergence(const signed char *bc, const double *gu, const double
 {
   op_args vol = {.kind = OP_DIVERGENCE_VOLUME, .nin = 2, .nout = 1};
   submit_block_ops(vol, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 0, NULL, NULL);
-  insdg_dfield_exchange(2, (insdg_dfield *[]){u, v});
   op_args a = {.kind = OP_DIVERGENCE_SURFACE, .nin = 2, .nhalo_fields = 2, .nout = 1, .bc = bc};
+  halo_exchange(&a, (insdg_dfield *[]){u, v});
   submit_block_ops(a, (insdg_dfield *[]){u, v}, (insdg_dfield *[]){divu}, 1, (const double *[]){gu, gv, 0, 0}, NULL);
 }
 
@@ -321,7 +349,7 @@ static void sipdg_tasks(const signed char *bc, const double *g, double lambda, i
     insdg_dfield_exchange_finish(3, in);
     a.part = PART_CUT;
   } else {
-    insdg_dfield_exchange(3, in);   /* one message per neighbour rank */
+    halo_exchange(&a, in);   /* one message per neighbour rank */
   }
   submit_block_ops(a, in, (insdg_dfield *[]){Au}, 0, gs, then);
 }

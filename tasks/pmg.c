@@ -430,7 +430,7 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
     spmv_args a = {D->rows[d], D->x, d, D->nhalo[d]};
     struct starpu_data_descr *desc = insdg_thread_scratch_descr(ndeps + 2 + (then ? INSDG_THEN_MAXD : 0));
     desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
-    insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1);
+    insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1, STARPU_R);
     desc[1 + ndeps] = (struct starpu_data_descr){out->block[d], STARPU_W};
     if (then) {
       insdg_block_then bt;

@@ -18,6 +18,8 @@
 #                       to 1e-6 (field round-off, amplified where an error or a force is a
 #                       small difference of large terms)
 #  run_mpi3             3 ranks, 7 blocks (2, 2, 3), against run_mpi1 the same way
+#  run_mpi2_1block      2 ranks of one block each (mpirun's default shape on a node of 2
+#                       cores: the halo exchanges inside the operators' tasks), the same way
 #  run_not_converged    a pressure solve allowed 2 iterations: exit status 4 after step 1,
 #                       the message, that step's fields, summary with converged false
 #  run_bad_*            user errors: exit 2, one line on stderr, nothing on stdout, before
@@ -123,6 +125,10 @@ insdg_run_check(run_kovasznay run_kovasznay_out --steps 4 --files 1 --forces bot
 insdg_run_test(run_mpi1 1 run_taylor_mpi.ini --blocks 4)
 insdg_run_test(run_mpi2 2 run_taylor_mpi.ini --blocks 4)
 insdg_run_check(run_mpi2 "run_mpi1_out;run_mpi2_out" --steps 2 --files 3 --forces right --max-error u=5e-3
+                --compare ${_run_out}/run_mpi1 --rtol 1e-6)
+insdg_run_test(run_mpi2_1block 2 run_taylor_mpi.ini --blocks 2)
+set_property(TEST run_mpi2_1block APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
+insdg_run_check(run_mpi2_1block "run_mpi1_out;run_mpi2_1block_out" --steps 2 --files 3 --forces right --max-error u=5e-3
                 --compare ${_run_out}/run_mpi1 --rtol 1e-6)
 insdg_run_test(run_mpi3 3 run_taylor_mpi.ini --blocks 7)
 insdg_run_check(run_mpi3 "run_mpi1_out;run_mpi3_out" --steps 2 --files 3 --forces right --max-error u=5e-3
