@@ -66,6 +66,10 @@ typedef struct {
   int flag;            /* V_PCG_UPDATE, V_PCG_DOTS: with r_prev; V_CHEB_FIRST: bit 0 zero guess, bit 1 with Ad;
                           V_COMBINE: with z */
   int size;            /* V_REDUCE: ranks */
+  int rank_sum;        /* > 1: the producer of a scalar on one block per rank: its buffer value_at (ndots
+                          components, as many as the reduce task of a rank of several blocks sends)
+                          summed over the ranks in this task (rank_sum, direct) */
+  int value_at;
   int num_comp, den_comp, has_num, has_den;
   const insdg_ops *op;
   const insdg_block *b;
@@ -143,6 +147,19 @@ static double coefficient(const vec_args *a, void *buffers[], int first_scalar)
 }
 
 /* one block's vector task on its buffers (vec_op's, or fused work's: insdg_then) */
+/* value[k] = the sum over the ranks, in rank order, of each rank's mine[k] (k < m): the same
+   bits on every rank. A task that calls it holds the communication token (exchange.h). */
+static void rank_sum(const double *mine, double *value, int m, int size)
+{
+  double *all = insdg_thread_scratch(1, (size_t)size * INSDG_DSCALAR_MAX);
+  MPI_Request req;
+  MPI_Iallgather(mine, m, MPI_DOUBLE, all, m, MPI_DOUBLE, insdg_runtime_task_comm(), &req);
+  insdg_mpi_wait_quietly(1, &req);
+  for (int k = 0; k < m; ++k) value[k] = 0;
+  for (int r = 0; r < size; ++r)
+    for (int k = 0; k < m; ++k) value[k] += all[r * m + k];
+}
+
 static void vec_run(vec_args a, void *buffers[])
 {
 #define VEC(i) ((double *)STARPU_VECTOR_GET_PTR(buffers[i]))
@@ -290,18 +307,17 @@ static void vec_run(vec_args a, void *buffers[])
       if (a.size == 1) {
         for (int k = 0; k < a.ndots; ++k) value[k] = mine[k];
       } else {   /* every rank adds the ranks' sums in rank order: the same bits everywhere */
-        double *all = insdg_thread_scratch(1, (size_t)a.size * INSDG_DSCALAR_MAX);
-        MPI_Request req;
-        MPI_Iallgather(mine, a.ndots, MPI_DOUBLE, all, a.ndots, MPI_DOUBLE, insdg_runtime_task_comm(), &req);
-        insdg_mpi_wait_quietly(1, &req);
-        for (int k = 0; k < a.ndots; ++k) value[k] = 0;
-        for (int r = 0; r < a.size; ++r)
-          for (int k = 0; k < a.ndots; ++k) value[k] += all[r * a.ndots + k];
+        rank_sum(mine, value, a.ndots, a.size);
       }
       break;
     }
     default:
       INSDG_CHECK(!"unknown vector operation");
+  }
+  if (a.rank_sum > 1) {   /* this block's partial is this rank's: then as V_REDUCE, 0 + partial */
+    double *value = VEC(a.value_at), mine[INSDG_DSCALAR_MAX];
+    for (int k = 0; k < a.ndots; ++k) mine[k] = 0.0 + value[k];
+    rank_sum(mine, value, a.ndots, a.rank_sum);
   }
 #undef VEC
 }
@@ -565,12 +581,29 @@ void insdg_task_dinv(insdg_dinv D, insdg_dfield *r, insdg_dfield *z)
             (enum starpu_data_access_mode[]){STARPU_R, STARPU_W}, 2, NULL);
 }
 
-/* One rank of one block: its dot task writes the value itself (the reduce task would copy
-   0 + partial, the same bits). */
-static int direct(const insdg_dscalar *s) { return s->T->size == 1 && s->T->b_end - s->T->b_begin == 1; }
+/* One block on this rank: its dot task writes the value itself (the reduce task would copy
+   0 + partial, the same bits), and on several ranks with CPU codelets sums the ranks' values
+   in the same task as the reduce task would (rank_sum_descr): no reduce task. */
+static int direct(const insdg_dscalar *s)
+{
+  const insdg_tasks *T = s->T;
+  return T->b_end - T->b_begin == 1 && (T->size == 1 || insdg_task_fuse_local_gradient(T));
+}
 
-/* one reduce task on this rank: its partials in block order, then across ranks */
-static void submit_reduce(insdg_dscalar *s)
+/* After a producer's value descriptor (at value_at in its task's list): with the ranks' sum in
+   the producer (direct, several ranks), the communication token, and the sum in *a; returns
+   the descriptors added (0 or 1) */
+static int rank_sum_descr(const insdg_dscalar *s, vec_args *a, int value_at, struct starpu_data_descr *d)
+{
+  if (!direct(s) || s->T->size == 1) return 0;
+  a->rank_sum = s->T->size, a->value_at = value_at;
+  d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
+  return 1;
+}
+
+/* one reduce task on this rank: the m components of its partials in block order, then across
+   ranks (as many as a rank of one block sums in its producer, rank_sum_descr) */
+static void submit_reduce(insdg_dscalar *s, int m)
 {
   if (direct(s)) return;
   insdg_tasks *T = s->T;
@@ -579,7 +612,7 @@ static void submit_reduce(insdg_dscalar *s)
   if (first) d[0] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
   for (int b = T->b_begin; b < T->b_end; ++b) d[first + b - T->b_begin] = (struct starpu_data_descr){s->partial[b], STARPU_R};
   d[first + nb] = (struct starpu_data_descr){s->value, STARPU_W};
-  vec_args a = {.kind = V_REDUCE, .n = nb, .ndots = s->ncomp, .size = T->size};
+  vec_args a = {.kind = V_REDUCE, .n = nb, .ndots = m, .size = T->size};
   insert(T, &a, d, first + nb + 1);
 }
 
@@ -596,14 +629,15 @@ void insdg_task_dots_n(insdg_dfield *const *x, insdg_dfield *const *y, int m, in
   INSDG_CHECK(m >= 1 && m <= s->ncomp);
   for (int b = T->b_begin; b < T->b_end; ++b) {
     vec_args a = {.kind = V_DOTS, .n = L->block[b]->K * Np, .ndots = m};
-    struct starpu_data_descr d[2 * INSDG_DSCALAR_MAX + 1];
+    struct starpu_data_descr d[2 * INSDG_DSCALAR_MAX + 2];
     int nd = 0;
     for (int k = 0; k < m; ++k)
       d[nd++] = (struct starpu_data_descr){x[k]->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){y[k]->block[b], STARPU_R};
     d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
+    nd += rank_sum_descr(s, &a, nd - 1, d + nd);
     insert(T, &a, d, nd);
   }
-  submit_reduce(s);
+  submit_reduce(s, m);
 }
 
 void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev, insdg_dscalar *s)
@@ -613,14 +647,15 @@ void insdg_task_pcg_dots(insdg_dfield *r, insdg_dfield *z, insdg_dfield *r_prev,
   INSDG_CHECK(s->ncomp == 3);
   for (int b = T->b_begin; b < T->b_end; ++b) {
     vec_args a = {.kind = V_PCG_DOTS, .n = L->block[b]->K * L->mesh->ref->Np, .ndots = 3, .flag = r_prev != NULL};
-    struct starpu_data_descr d[4];
+    struct starpu_data_descr d[5];
     int nd = 0;
     d[nd++] = (struct starpu_data_descr){r->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_R};
     if (r_prev) d[nd++] = (struct starpu_data_descr){r_prev->block[b], STARPU_R};
     d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
+    nd += rank_sum_descr(s, &a, nd - 1, d + nd);
     insert(T, &a, d, nd);
   }
-  submit_reduce(s);
+  submit_reduce(s, 3);
 }
 
 void insdg_task_pcg_update(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_dfield *Ap, insdg_dfield *x,
@@ -647,18 +682,20 @@ void insdg_task_pcg_tail(insdg_sref num, insdg_sref den, insdg_dfield *p, insdg_
                   .b = L->block[b], .prec = D ? V_JACOBI : V_INVMASS, .sign = 1.0, .has_num = num.s != NULL,
                   .has_den = den.s != NULL, .num_comp = num.comp, .den_comp = den.comp};
     if (D) a.dinv = D->d + (size_t)L->block_start[b] * Np * (D->block ? Np : 1), a.dblock = D->block;
-    struct starpu_data_descr d[9];
+    struct starpu_data_descr d[10];
     int nd = 0;
     d[nd++] = (struct starpu_data_descr){p->block[b], STARPU_R}, d[nd++] = (struct starpu_data_descr){Ap->block[b], STARPU_R};
     d[nd++] = (struct starpu_data_descr){x->block[b], STARPU_RW}, d[nd++] = (struct starpu_data_descr){r->block[b], STARPU_RW};
     if (r_prev) d[nd++] = (struct starpu_data_descr){r_prev->block[b], STARPU_W};
     d[nd++] = (struct starpu_data_descr){z->block[b], STARPU_W};
+    const int value_at = nd;
     d[nd++] = (struct starpu_data_descr){direct(s) ? s->value : s->partial[b], STARPU_W};
     if (a.has_num) d[nd++] = (struct starpu_data_descr){num.s->value, STARPU_R};
     if (a.has_den) d[nd++] = (struct starpu_data_descr){den.s->value, STARPU_R};
+    nd += rank_sum_descr(s, &a, value_at, d + nd);
     insert(T, &a, d, nd);
   }
-  submit_reduce(s);
+  submit_reduce(s, 3);
 }
 
 /* the gradient outputs of a Chebyshev update: appended to its n vectors (g->of among them) */
@@ -807,12 +844,19 @@ static void then_block(const insdg_then *t, int b, insdg_block_then *out, struct
   out->run_gpu = NULL;
 #endif
   out->nd = block_task(&sp->proto, sp->vec, sp->modes, sp->nvec, NULL, b, &a, d);
-  INSDG_CHECK(out->nd + (sp->dots != NULL) <= INSDG_THEN_MAXD);
-  if (sp->dots) d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
+  INSDG_CHECK(out->nd + 2 * (sp->dots != NULL) <= INSDG_THEN_MAXD);
+  if (sp->dots) {
+    d[out->nd++] = (struct starpu_data_descr){direct(sp->dots) ? sp->dots->value : sp->dots->partial[b], STARPU_W};
+    out->nd += rank_sum_descr(sp->dots, &a, out->nd - 1, d + out->nd);
+  }
   memcpy(out->args, &a, sizeof a);
 }
 
-static void then_done(const insdg_then *t) { submit_reduce(((const then_spec *)t->bytes)->dots); }
+static void then_done(const insdg_then *t)
+{
+  const then_spec *sp = (const then_spec *)t->bytes;
+  submit_reduce(sp->dots, sp->proto.ndots);
+}
 
 int insdg_then_append(const insdg_then *t, int b, insdg_block_then *bt, struct starpu_data_descr *descr, int n)
 {

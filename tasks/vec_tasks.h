@@ -119,7 +119,7 @@ void insdg_task_xpay_gradient(insdg_dfield *x, insdg_coef c, insdg_dfield *y, co
    t->block for block b's part (its functions, arguments and data), appends the data to
    the operator task's, and calls t->done (if any) after the blocks: the reduction of a
    dot. The same operations in the same order as the separate tasks: the same bits. */
-enum { INSDG_THEN_MAXD = 10 };
+enum { INSDG_THEN_MAXD = 11 };
 /* block b's part, as its task needs it (packed into the task's arguments: no data
    descriptors, which only the submission needs) */
 typedef struct {
