@@ -281,7 +281,7 @@ static int cpu_codelets(void);
    exchange, and the SIPDG's inner elements run while the messages travel. */
 static void halo_exchange(op_args *a, insdg_dfield *const *f)
 {
-  if (insdg_xplan_in_task(f[0]->T->x) && cpu_codelets()) a->x_in_task = 1;
+  if (insdg_task_exchange_in_task(f[0]->T->x)) a->x_in_task = 1;
   else insdg_dfield_exchange(a->nhalo_fields, f);
 }
 
@@ -326,6 +326,8 @@ int insdg_task_sipdg_in_parts(const insdg_tasks *T)
 {
   return T->size > 1 && T->b_end - T->b_begin >= 2 && cpu_codelets();
 }
+
+int insdg_task_exchange_in_task(const insdg_xplan *x) { return insdg_xplan_in_task(x) && cpu_codelets(); }
 
 int insdg_task_fuse_local_gradient(const insdg_tasks *T)
 {

@@ -49,6 +49,9 @@ void insdg_task_sipdg_given_gradient(const signed char *bc, double lambda, insdg
    SIPDG application that follows (one task and one pass over the fresh vector instead of
    two): CPU codelets. GPU codelets keep the operator's own local-gradient task. */
 int insdg_task_fuse_local_gradient(const insdg_tasks *T);
+/* 1 where the halo exchange of plan x is made inside the task that reads the halo: one block
+   on this rank, a neighbour rank, CPU codelets (insdg_xplan_in_task, tasks/README.md) */
+int insdg_task_exchange_in_task(const struct insdg_xplan *x);
 
 /* insdg_task_sipdg (gradient_given 0) or insdg_task_sipdg_given_gradient (1), whose task of
    each block then runs the vector work t on the block's nodes (vec_tasks.h, insdg_then:

@@ -333,12 +333,18 @@ typedef struct {
   const insdg_csr *rows;
   const insdg_xplan *x;
   int d, nhalo;
+  int x_in_task;   /* the column-halo exchange in this task (insdg_task_exchange_in_task) */
 } spmv_args;
 
-/* y = A x for one block's rows: buffers [x (R), column-halo sources (R) ..., y (W)] */
+/* y = A x for one block's rows: buffers [x (R), column-halo sources (R; W with x_in_task) ...,
+   y (W), (the communication token with x_in_task)] */
 static void spmv_run(spmv_args a, void *buffers[])
 {
   const int n = a.rows->nrows, ndeps = insdg_xplan_ndeps(a.x, a.d);
+  if (a.x_in_task) {
+    insdg_xplan_post_in_task(a.x, 1, buffers);
+    insdg_xplan_finish_in_task(a.x, a.d, 1, buffers, 1);
+  }
   double *ext = insdg_thread_scratch(1, (size_t)(n + a.nhalo + 1));
   memcpy(ext, (const double *)STARPU_VECTOR_GET_PTR(buffers[0]), sizeof(double) * (size_t)n);
   insdg_xplan_gather(a.x, a.d, buffers, 1, ext + n);
@@ -421,24 +427,27 @@ static void submit_spmv(insdg_pmg *pmg, level *v, insdg_dfield *in, insdg_dfield
 {
   dist_level *D = &pmg->D;
   starpu_data_handle_t *recv = spmv_recv(pmg, v, in);
-  insdg_task_exchange(D->x, 1, &in->block, &recv);
+  const int in_task = insdg_task_exchange_in_task(D->x);
+  if (!in_task) insdg_task_exchange(D->x, 1, &in->block, &recv);
 #ifdef INSDG_STARPU_GPU
   spmv_cl.where = spmv_then_cl.where = insdg_starpu_gpu_where();
 #endif
   for (int d = v->Tp->b_begin; d < v->Tp->b_end; ++d) {
     const int ndeps = insdg_xplan_ndeps(D->x, d);
-    spmv_args a = {D->rows[d], D->x, d, D->nhalo[d]};
-    struct starpu_data_descr *desc = insdg_thread_scratch_descr(ndeps + 2 + (then ? INSDG_THEN_MAXD : 0));
+    spmv_args a = {D->rows[d], D->x, d, D->nhalo[d], in_task};
+    const int nd = ndeps + 2 + in_task;
+    struct starpu_data_descr *desc = insdg_thread_scratch_descr(nd + (then ? INSDG_THEN_MAXD : 0));
     desc[0] = (struct starpu_data_descr){in->block[d], STARPU_R};
-    insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1, STARPU_R);
+    insdg_xplan_halo_descr(D->x, d, in->block, recv, desc + 1, in_task ? STARPU_W : STARPU_R);
     desc[1 + ndeps] = (struct starpu_data_descr){out->block[d], STARPU_W};
+    if (in_task) desc[2 + ndeps] = (struct starpu_data_descr){insdg_runtime_comm_token(), STARPU_RW};
     if (then) {
       insdg_block_then bt;
-      const int n = insdg_then_append(then, d, &bt, desc, ndeps + 2);
+      const int n = insdg_then_append(then, d, &bt, desc, nd);
       INSDG_CHECK(INSDG_TASK_INSERT(&spmv_then_cl, STARPU_DATA_MODE_ARRAY, desc, n, STARPU_VALUE, &a, sizeof a,
                                     STARPU_VALUE, &bt, sizeof bt, 0) == 0);
     } else {
-      INSDG_CHECK(INSDG_TASK_INSERT(&spmv_cl, STARPU_DATA_MODE_ARRAY, desc, ndeps + 2, STARPU_VALUE, &a, sizeof a, 0) == 0);
+      INSDG_CHECK(INSDG_TASK_INSERT(&spmv_cl, STARPU_DATA_MODE_ARRAY, desc, nd, STARPU_VALUE, &a, sizeof a, 0) == 0);
     }
   }
   if (then && then->done) then->done(then);
