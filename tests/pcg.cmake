@@ -50,7 +50,10 @@ foreach(N 2 4)
 endforeach()
 add_test(NAME pmg_iterations_band_N4 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:test_pcg> pmg 4 12 4 12 band)
 set_tests_properties(pmg_iterations_band_N4 PROPERTIES LABELS unit ENVIRONMENT "${INSDG_MPI_ENV}" TIMEOUT 300)
-foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3")
+# pb1, pb3: 3 blocks on one rank, and on three ranks of one block each, where every exchange
+# (the SIPDG's, the SpMV's) is made inside the task that reads the halo and every dot task
+# sums the ranks' values itself (tasks/README.md): the same blocks, the same bits
+foreach(cfg "1;7;1;pw1" "1;7;2;pw2" "3;7;1;pr3" "1;3;1;pb1" "3;3;1;pb3")
   list(GET cfg 0 ranks)
   list(GET cfg 1 blocks)
   list(GET cfg 2 ncpu)
@@ -77,6 +80,8 @@ foreach(cfg "1;7;2;pw2" "3;7;1;pr3")
   set_tests_properties(pmg_fused_bitwise_${tag} PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)
 endforeach()
 add_test(NAME pmg_workers_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_pw1.bin ${_d}/pmg_pw2.bin)
+add_test(NAME pmg_one_block_per_rank_bitwise COMMAND ${CMAKE_COMMAND} -E compare_files ${_d}/pmg_pb1.bin ${_d}/pmg_pb3.bin)
+set_tests_properties(pmg_one_block_per_rank_bitwise PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)
 add_test(NAME pmg_ranks_roundoff COMMAND $<TARGET_FILE:test_pcg> compare ${_d}/pmg_pw1.bin ${_d}/pmg_pr3.bin 1e-9 2)
 set_tests_properties(pmg_workers_bitwise pmg_ranks_roundoff PROPERTIES LABELS mpi FIXTURES_REQUIRED pmg_dumps)
 
