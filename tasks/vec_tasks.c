@@ -146,7 +146,6 @@ static double coefficient(const vec_args *a, void *buffers[], int first_scalar)
   return c;
 }
 
-/* one block's vector task on its buffers (vec_op's, or fused work's: insdg_then) */
 /* value[k] = the sum over the ranks, in rank order, of each rank's mine[k] (k < m): the same
    bits on every rank. A task that calls it holds the communication token (exchange.h). */
 static void rank_sum(const double *mine, double *value, int m, int size)
@@ -160,6 +159,7 @@ static void rank_sum(const double *mine, double *value, int m, int size)
     for (int k = 0; k < m; ++k) value[k] += all[r * m + k];
 }
 
+/* one block's vector task on its buffers (vec_op's, or fused work's: insdg_then) */
 static void vec_run(vec_args a, void *buffers[])
 {
 #define VEC(i) ((double *)STARPU_VECTOR_GET_PTR(buffers[i]))
@@ -582,8 +582,9 @@ void insdg_task_dinv(insdg_dinv D, insdg_dfield *r, insdg_dfield *z)
 }
 
 /* One block on this rank: its dot task writes the value itself (the reduce task would copy
-   0 + partial, the same bits), and on several ranks with CPU codelets sums the ranks' values
-   in the same task as the reduce task would (rank_sum_descr): no reduce task. */
+   0 + partial, the same bits), and on several ranks with CPU codelets (which
+   insdg_task_fuse_local_gradient reports) sums the ranks' values in the same task as the
+   reduce task would (rank_sum_descr): no reduce task. */
 static int direct(const insdg_dscalar *s)
 {
   const insdg_tasks *T = s->T;
