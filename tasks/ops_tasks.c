@@ -272,8 +272,6 @@ static void submit_block_ops(op_args proto, insdg_dfield **in, insdg_dfield **ou
   if (then && then->done) then->done(then);
 }
 
-static int cpu_codelets(void);
-
 /* The exchange of the halo fields f[0 .. a->nhalo_fields) of the operator a (its inputs
    f[0 ..], distinct fields): one task per rank before the operator's, or, with one block on
    this rank and CPU codelets, inside the operator's task (insdg_xplan_in_task): on several
