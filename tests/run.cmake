@@ -268,6 +268,9 @@ set_tests_properties(cylinder_analysis PROPERTIES LABELS unit PASS_REGULAR_EXPRE
 # bench/bench_step.py's paired mode (before/after side by side) on a stand-in for insdg
 add_test(NAME bench_pairs COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_pairs.py)
 set_tests_properties(bench_pairs PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_bench_pairs: ok")
+# tools/trace_gaps.py (where workers wait in a traced run) on a trace made by hand
+add_test(NAME trace_gaps COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_trace_gaps.py)
+set_tests_properties(trace_gaps PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "test_trace_gaps: ok")
 
 # [time] start = exact: the history before t = 0 from the [exact] section, so that the
 # first step is already BDF2 (and the subcycling's Ubar quadratic). The short Taylor case
