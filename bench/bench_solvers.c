@@ -258,7 +258,7 @@ static void coarse_table(insdg_mesh *m, int N, int nblocks)
   else if (kind == INSDG_PMG_COARSE_BAND) snprintf(how, sizeof how, "band, kd %ld", size);
   else snprintf(how, sizeof how, "AMG");
   if (insdg_runtime_rank() == 0)
-    printf("| %d | %d | %d | %d | %.3f | %ld | %d | %s | %.2f | %.2f | %.1f%% | %.0f | %.0f | %.1f%% |\n",
+    printf("| %d | %d | %d | %d | %.3f | %ld | %d | %s | %.3f | %.3f | %.1f%% | %.0f | %.0f | %.1f%% |\n",
            insdg_runtime_size(), N, m->K, its, solve_s / 3, calls / 3, nc, how, 1e3 * worst[0] / (double)calls,
            1e3 * worst[1] / (double)calls,
            100 * worst[2], cmem / 1024.0, pmem / 1024.0, 100.0 * (double)cmem / (double)pmem);
