@@ -250,6 +250,7 @@ def measure_all(args, settings):
                      "bytes_per_step": c["mpi_bytes_per_step"], "tests_per_step": c["mpi_tests_per_step"],
                      "collectives_per_step": c.get("mpi_collectives_per_step", 0.0),
                      "wait_ms_per_step": c.get("mpi_wait_ms_per_step", 0.0),
+                     "host_cpu_ms_per_step": c.get("host_cpu_ms_per_step", float("nan")),
                      "p_iterations_per_step": it["p"], "all_iterations_per_step": it["u"] + it["v"] + it["p"],
                      "load": a["load"], "errors": {k: last["errors"][k]["relative"] for k in ("u", "v", "p")}})
         print(f"  {name}: {med:.1f} ms/step (min {min(times):.1f}, {T} steps x {R}), "
@@ -312,8 +313,8 @@ def markdown(rows, share, cpu):
              f"dt = 6.25e-4, BDF2, tolerances 1e-8.", "",
              "| setting | blocks | ms/step median (min) | adv / vel / pres / upd ms | diagnostics ms | it u/v/p | tasks/step | "
              "tasks/p-it/block | waits/step | MPI msgs/step/rank | MPI bytes/step | MPI_Test/step | collectives/step | "
-             "MPI wait ms/step | steps x repeats | load |",
-             "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+             "MPI wait ms/step | host CPU ms/step | steps x repeats | load |",
+             "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         st = " / ".join(f"{r['stages'][k]:.1f}" for k in STAGES)
         it = "/".join(f"{x:.1f}" for x in r["iterations"])
@@ -323,7 +324,7 @@ def markdown(rows, share, cpu):
                      f"| {r['blocks']} | {r['ms_median']:.1f} ({r['ms_min']:.1f}) | {st} | {r['diag_ms']:.2f} | {it} | "
                      f"{r['tasks_per_step']:.0f} | {r['tasks_per_p_iteration']:.1f} | {r['waits_per_step']:.1f} | "
                      f"{r['messages_per_step']:.0f} | {r['bytes_per_step']:.0f} | {r['tests_per_step']:.3g} | "
-                     f"{r['collectives_per_step']:.0f} | {r['wait_ms_per_step']:.1f} | "
+                     f"{r['collectives_per_step']:.0f} | {r['wait_ms_per_step']:.1f} | {r['host_cpu_ms_per_step']:.2f} | "
                      f"{r['steps']} x {r['repeats']} | {r['load']:.2f} |")
     lines.append("")
     lines.append(f"runtime_share (1w, STARPU_PROFILING=1, steps W + 1 to W + T): {share:.3f}")

@@ -225,7 +225,8 @@ static void json_profile(FILE *f, const insdg_runtime_profile *p)
 
 /* "runtime_counters": what rank 0's runtime did per step of this process's time loop
    (runtime.h): tasks inserted, host waits, MPI messages sent, their bytes, MPI_Test
-   calls, collectives, the workers' time waiting in them for neighbours; tasks and waits per stage; the pressure solve's tasks per PCG
+   calls, collectives, the workers' time waiting in them for neighbours, the main thread's CPU time
+   in the steps; tasks and waits per stage; the pressure solve's tasks per PCG
    iteration and per block (the lean-step issue's measure) */
 static void json_counters(FILE *f, const run_state *r)
 {
@@ -240,6 +241,7 @@ static void json_counters(FILE *f, const run_state *r)
   fprintf(f, ", \"mpi_tests_per_step\": "), json_number(f, per * c->tests);
   fprintf(f, ", \"mpi_collectives_per_step\": "), json_number(f, per * c->collectives);
   fprintf(f, ", \"mpi_wait_ms_per_step\": "), json_number(f, 1e3 * per * c->mpi_wait_seconds);
+  fprintf(f, ", \"host_cpu_ms_per_step\": "), json_number(f, 1e3 * per * r->host_cpu_step);
   for (int w = 0; w < 2; ++w) {
     const long *v = w ? r->stage_waits : r->stage_tasks;
     fprintf(f, ", \"stage_%s_per_step\": {", w ? "waits" : "tasks");

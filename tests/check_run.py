@@ -129,8 +129,13 @@ def check_counters(s):
         if s["ranks"] > 1 and not msgs <= bound:
             fail(f"summary.json: {msgs:.0f} MPI messages per step per rank, above 20 x {it} PCG iterations "
                  f"x {s['ranks'] - 1} neighbours = {bound:.0f}")
+        # the main thread's CPU time in the steps: some (it submits every task), and no more
+        # than the steps' wall time (a process-wide clock would count the workers too)
+        host, wall = c["host_cpu_ms_per_step"], 1e3 * s["stage_seconds"]["step"] / c["steps"]
+        if not 0 < host <= 1.02 * wall + 0.01:
+            fail(f"summary.json: host_cpu_ms_per_step {host} outside (0, {wall:.3f}] (the steps' wall ms per step)")
         print(f"  runtime: {c['tasks_per_step']:.0f} tasks, {c['waits_per_step']:.1f} waits, "
-              f"{msgs:.0f} MPI messages per step")
+              f"{msgs:.0f} MPI messages per step, host CPU {host:.2f} of {wall:.2f} ms per step")
 
 
 def check_csv(d, args, dt):
