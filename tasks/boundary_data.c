@@ -1,9 +1,11 @@
 /* boundary_data.c -- the case's boundary data at the boundary face nodes (run_internal.h).
  *
  * The callback of tasks/ins.h fills face-node arrays [K][3Nfp] of the
- * renumbered mesh. Each mesh boundary keeps the list of its face nodes with their
- * coordinates and normals, so an expression is evaluated with insdg_expr_eval_many over
- * one boundary at a time; values of expressions that do not use t are kept. At outflow
+ * renumbered mesh at the faces of this rank's elements (no other face is read here: each
+ * rank evaluates its share of the boundary, not the whole mesh's). Each mesh boundary keeps
+ * the list of those face nodes with their coordinates and normals, so an expression is
+ * evaluated with insdg_expr_eval_many over one boundary at a time; values of expressions
+ * that do not use t are kept. At outflow
  * faces the velocity's normal derivative is the exact solution's when the case has an
  * [exact] section (central differences of the exact expressions, step 1e-6 times the
  * domain's size: the Taylor vortex test of the paper needs it), else zero (the natural
@@ -86,11 +88,11 @@ static double domain_size(const insdg_mesh *m)
   return fmax(x1 - x0, y1 - y0);
 }
 
-static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
+static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h, int e_begin, int e_end)
 {
   const insdg_ref *r = m->ref;
   s->n = 0;
-  for (int i = 0; i < 3 * m->K; ++i) s->n += m->face_bnd[i] == bnd ? (size_t)r->Nfp : 0;
+  for (int i = 3 * e_begin; i < 3 * e_end; ++i) s->n += m->face_bnd[i] == bnd ? (size_t)r->Nfp : 0;
   s->q = insdg_calloc(s->n, sizeof(size_t));
   double **arrays[] = {&s->x, &s->y, &s->nx, &s->ny, &s->u.val, &s->v.val, &s->p.val, &s->ux, &s->uy, &s->uval};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) *arrays[k] = new_array(s->n);
@@ -99,7 +101,7 @@ static void bnd_set_init(bnd_set *s, const insdg_mesh *m, int bnd, double h)
     s->fd[0][d].val = new_array(s->n), s->fd[1][d].val = new_array(s->n);
   }
   size_t i = 0;
-  for (int ef = 0; ef < 3 * m->K; ++ef) {
+  for (int ef = 3 * e_begin; ef < 3 * e_end; ++ef) {
     if (m->face_bnd[ef] != bnd) continue;
     const int e = ef / 3, f = ef % 3;
     const double *sg = m->sgeo + (size_t)ef * INSDG_NSGEO;
@@ -125,13 +127,13 @@ static void bnd_set_free(bnd_set *s)
   for (int d = 0; d < NSHIFT; ++d) free(s->sx[d]), free(s->sy[d]), free(s->fd[0][d].val), free(s->fd[1][d].val);
 }
 
-bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m)
+bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m, int e_begin, int e_end)
 {
   bnd_data *d = insdg_calloc(1, sizeof *d);
   d->c = c, d->nsets = m->nbnd, d->fd_h = 1e-6 * domain_size(m);
   d->set = insdg_calloc((size_t)(m->nbnd > 0 ? m->nbnd : 1), sizeof(bnd_set));
   for (int b = 0; b < m->nbnd; ++b) {
-    bnd_set_init(&d->set[b], m, b, d->fd_h);
+    bnd_set_init(&d->set[b], m, b, d->fd_h, e_begin, e_end);
     d->set[b].b = insdg_case_find_boundary(c, m->bnd_name[b]);
     INSDG_CHECK(d->set[b].b);
   }

@@ -38,7 +38,8 @@ struct insdg_ins {
   double *gu, *gv, *gp, *gphi, *gpstar, *hu, *hv, *helm_u, *helm_v, *scratch[3];
   /* The kernels read these arrays ([K][3][Nfp]) on boundary faces only, and nothing writes
      their other entries (zero from calloc): the host's per-step work on them loops over the
-     boundary face nodes bq[0..nbq) only (0.2-0.3% of the entries on the bench's mesh). */
+     boundary face nodes bq[0..nbq) of this rank's elements only (0.2-0.3% of the entries on
+     the bench's mesh). */
   size_t *bq, nbq;
   double *stage_g[20];   /* subcycling: boundary data of the 5 LSERK stages of a substep */
   double *up[4];         /* subcycling: displacements and values for velocity_at */
@@ -152,9 +153,12 @@ insdg_ins *insdg_ins_create(insdg_tasks *T, const insdg_mesh *mesh, const insdg_
   ins->hu = insdg_calloc(nf, sizeof(double)), ins->hv = insdg_calloc(nf, sizeof(double));
   ins->helm_u = insdg_calloc(nf, sizeof(double)), ins->helm_v = insdg_calloc(nf, sizeof(double));
   for (int k = 0; k < 3; ++k) ins->scratch[k] = insdg_calloc(nf, sizeof(double));
+  /* this rank's faces: its tasks read no other's data, and the callbacks fill no other's */
+  const size_t q0 = (size_t)T->L->block_start[T->b_begin] * 3 * m->ref->Nfp;
+  const size_t q1 = (size_t)T->L->block_start[T->b_end] * 3 * m->ref->Nfp;
   for (int pass = 0; pass < 2; ++pass) {   /* count, then list */
     if (pass) ins->bq = insdg_malloc(sizeof(size_t) * (ins->nbq > 0 ? ins->nbq : 1)), ins->nbq = 0;
-    for (size_t q = 0; q < nf; ++q) {
+    for (size_t q = q0; q < q1; ++q) {
       const size_t face = q / (size_t)m->ref->Nfp;
       if (opts->bc_vel[face] != INSDG_BC_INTERIOR || opts->bc_p[face] != INSDG_BC_INTERIOR) {
         if (pass) ins->bq[ins->nbq] = q;

@@ -44,7 +44,8 @@ typedef struct {
   /* boundary data at time t at the face nodes [K][3Nfp]: velocity values gu, gv (read on
      velocity-Dirichlet faces), the normal derivatives hu, hv of the velocity (read on
      outflow faces: zero for the natural condition) and the pressure gp (read on outflow
-     faces); other entries are ignored */
+     faces); other entries are ignored, and so are the faces of other ranks' elements (a
+     callback need fill only this rank's) */
   void (*boundary)(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv);
   void *boundary_ctx;
   /* optional (subcycling): the Dirichlet velocity data at time t at the face nodes moved

@@ -175,10 +175,11 @@ static void face_force(const observer *ob, int le, int f, double nu, double F[2]
   }
 }
 
-diagnostics observe_diagnostics(observer *ob, double dt)
+diagnostics observe_diagnostics(observer *ob, double dt, int bad_data)
 {
   const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
-  double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[4] = {0};   /* the last: the velocity change */
+  double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[5] = {0};   /* [3]: the boundary speed, [4]: bad data */
+  maxima[4] = bad_data ? 1.0 : 0.0;
   for (size_t q = (size_t)ob->e_begin * 3 * Nfp; q < (size_t)ob->e_end * 3 * Nfp; ++q)   /* the velocity data at t */
     maxima[3] = max_of(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
   maxima[3] = sqrt(maxima[3]);   /* speeds by their squares, one root: the same maximum */
@@ -197,10 +198,10 @@ diagnostics observe_diagnostics(observer *ob, double dt)
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 2 + 2 * nforces, MPI_DOUBLE, MPI_SUM, ob->T->comm);
-  MPI_Allreduce(MPI_IN_PLACE, maxima, 4, MPI_DOUBLE, MPI_MAX, ob->T->comm);
+  MPI_Allreduce(MPI_IN_PLACE, maxima, 5, MPI_DOUBLE, MPI_MAX, ob->T->comm);
   ob->speed_scale = fmax(ob->speed_scale, maxima[3]);
   diagnostics d = {.kinetic_energy = sums[0], .max_div = maxima[0], .cfl = dt * N * N * maxima[1],
-                   .max_speed = maxima[2], .speed_scale = ob->speed_scale};
+                   .max_speed = maxima[2], .speed_scale = ob->speed_scale, .bad_data = maxima[4] > 0};
   for (int k = 0; k < nforces; ++k) d.force[k][0] = sums[1 + 2 * k], d.force[k][1] = sums[2 + 2 * k];
   d.velocity_change = ob->have_prev ? relative_change(sums[1 + 2 * nforces], 2 * sums[0], dt) : NAN;
   observe_remember(ob);

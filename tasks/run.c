@@ -197,7 +197,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
   const insdg_case *c = s->c;
   const insdg_mesh *m = s->L->mesh;
   insdg_tasks_init(&sv->T, s->L, s->op);
-  sv->bd = bnd_data_create(c, m);
+  sv->bd = bnd_data_create(c, m, s->L->block_start[sv->T.b_begin], s->L->block_start[sv->T.b_end]);
   sv->bc_vel = insdg_malloc(3 * (size_t)m->K), sv->bc_p = insdg_malloc(3 * (size_t)m->K);
   boundary_codes(sv->bd, m, sv->bc_vel, sv->bc_p);
   const insdg_ins_opts o = {.nu = c->nu, .dt = c->dt, .S = c->time_order, .Ns = c->substeps, .bc_vel = sv->bc_vel,
@@ -221,7 +221,7 @@ static int solver_create(solver *sv, const setup *s, int pure_neumann, char *err
   insdg_expr_eval_many(c->initial_u, n, m->x, m->y, 0.0, u);
   insdg_expr_eval_many(c->initial_v, n, m->x, m->y, 0.0, v);
   insdg_expr_eval_many(c->initial_p, n, m->x, m->y, 0.0, p);
-  if (check_input_data(c, m, sv->bd, u, v, p, n, err, errlen)) {
+  if (run_agree(check_input_data(c, m, sv->bd, u, v, p, n, err, errlen), err, errlen)) {
     free(u), free(v), free(p);
     return 1;
   }
@@ -304,7 +304,9 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
 
   t0 = MPI_Wtime();
   observe_fields(sv->ob, sv->ins, c->nforces > 0);   /* gradients: for the forces */
-  const diagnostics d = observe_diagnostics(sv->ob, c->dt);
+  char why[INSDG_ERRMSG_LEN];
+  const int bad_here = bnd_data_failed(sv->bd, why, sizeof why);   /* this rank's faces */
+  const diagnostics d = observe_diagnostics(sv->ob, c->dt, bad_here);
   r->velocity_change = d.velocity_change;
   statistics_add(sv->stats, sv->ob, r->t, &d);
   r->steady = c->steady_tolerance > 0 && d.velocity_change < c->steady_tolerance;   /* NaN: not steady */
@@ -315,8 +317,8 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
             strerror(why));
     r->csv_failed = 1;   /* every rank stops after this step (checkpoint_decision) */
   }
-  char why[INSDG_ERRMSG_LEN];
-  const int bad_data = bnd_data_failed(sv->bd, why, sizeof why);   /* the same on every rank */
+  /* every rank knows from the reduction; the message is the lowest failing rank's */
+  const int bad_data = d.bad_data && run_agree(bad_here, why, sizeof why);
   r->finite = isfinite(d.kinetic_energy) && !bad_data;
   r->diverged = r->finite && d.speed_scale > 0 && d.max_speed > DIVERGED_FACTOR * d.speed_scale;
   if (r->rank == 0 && !r->csv_failed && csv_row(r->s->csv, c, r->steps, r->t, &st, &d)) {

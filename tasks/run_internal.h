@@ -61,8 +61,9 @@ int run_agree(int failed, char *err, size_t errlen);
 
 typedef struct bnd_data bnd_data;
 
-/* m: the renumbered mesh; the case's boundaries were checked against its names */
-bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m);
+/* m: the renumbered mesh; the case's boundaries were checked against its names. The data
+   is made at the boundary faces of elements [e_begin, e_end) only: this rank's. */
+bnd_data *bnd_data_create(const insdg_case *c, const insdg_mesh *m, int e_begin, int e_end);
 void bnd_data_destroy(bnd_data *d);
 /* the insdg_ins_opts callbacks (tasks/ins.h) */
 void boundary_callback(void *ctx, double t, double *gu, double *gv, double *gp, double *hu, double *hv);
@@ -70,12 +71,14 @@ void velocity_at_callback(void *ctx, double t, const double *dx, const double *d
 /* velocity Dirichlet / pressure Neumann on inflow and walls, the reverse on outflow */
 void boundary_codes(const bnd_data *d, const insdg_mesh *m, signed char *bc_vel, signed char *bc_p);
 /* 1 and a message naming the case file, the section and key, the point and the time when
-   some boundary data computed so far was not finite (the run cannot go on) */
+   some boundary data this rank computed so far was not finite (the run cannot go on; the
+   ranks agree on it through observe_diagnostics and run_agree) */
 int bnd_data_failed(const bnd_data *d, char *err, size_t errlen);
 /* Before step 1: the initial data (u0, v0, p0 at the nodes, [n] each), the boundary data
    at t = 0 and the exact solution at t = 0 (and at the start's earlier times) must be
    finite. 1 and a message naming the case file, the section and key and the first bad
-   point otherwise. Every rank evaluates the whole mesh: the same answer everywhere. */
+   point otherwise. The initial and exact data on the whole mesh, the boundary data at this
+   rank's faces (bnd_data_create): the caller makes the ranks agree (run_agree). */
 int check_input_data(const insdg_case *c, const insdg_mesh *m, bnd_data *d, const double *u0, const double *v0,
                      const double *p0, size_t n, char *err, size_t errlen);
 
@@ -91,6 +94,7 @@ typedef struct {
   double force[INSDG_CASE_MAX_FORCES][2];   /* on each force boundary: x (drag), y (lift) */
   double velocity_change;    /* ||u^{n+1} - u^n|| / (dt ||u^{n+1}||), mass-matrix L2 norms of (u, v);
                                 NaN when the previous state was not observed */
+  int bad_data;              /* some rank's boundary data was not finite (observe_diagnostics' bad_data) */
 } diagnostics;
 
 /* What the run looks at after a step: this rank's elements of every field. */
@@ -139,8 +143,10 @@ void observe_fields(observer *ob, insdg_ins *ins, int gradients);
 /* the local gradients and vorticity of the observed state, unless already there */
 void observe_gradients(observer *ob);
 /* Diagnostics of the observed state, reduced over the ranks (identical on all); the
-   velocity change against the state remembered last, which becomes the observed one. */
-diagnostics observe_diagnostics(observer *ob, double dt);
+   velocity change against the state remembered last, which becomes the observed one.
+   bad_data: this rank's boundary data was not finite (bnd_data_failed), reduced with the
+   maxima into the result's bad_data. */
+diagnostics observe_diagnostics(observer *ob, double dt, int bad_data);
 /* the observed u, v as the previous state of the next step's velocity change */
 void observe_remember(observer *ob);
 /* L2 errors of the observed u, v, p against [exact] (collective) */

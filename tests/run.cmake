@@ -24,6 +24,11 @@
 #                       the message, that step's fields, summary with converged false
 #  run_bad_*            user errors: exit 2, one line on stderr, nothing on stdout, before
 #                       any work (singleton runs: under mpirun, Open MPI adds its own lines)
+#  run_mpi2_nonfinite_later, run_mpi2_nonfinite_t0
+#                       inflow data NaN from step 2 on part of one boundary, and infinite
+#                       at t = 0: each rank evaluates the boundary data of its own faces
+#                       only, so the ranks must agree: on 2 ranks, status 5 after step 2
+#                       (status 2 before any step), the message once, no rank left waiting
 set(_run_out ${CMAKE_CURRENT_BINARY_DIR}/run_out)
 set(_run_cases ${CMAKE_CURRENT_SOURCE_DIR}/cases)
 set(_check_run /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_run.py)
@@ -143,6 +148,19 @@ set_tests_properties(run_not_converged PROPERTIES LABELS mpi ENVIRONMENT "${INSD
                      FIXTURES_REQUIRED run_not_converged_clean FIXTURES_SETUP run_not_converged_out
                      PASS_REGULAR_EXPRESSION "step 1: the pressure solve did not converge.*exit status 4")
 insdg_run_check(run_not_converged run_not_converged_out --steps 1 --files 1 --forces right --status "not converged")
+
+# boundary data that is not finite, on 2 ranks (the header above)
+add_test(NAME run_mpi2_nonfinite_later COMMAND sh -c "\"$0\" -np 2 \"$1\" run \"$2\" --output \"$3\" --progress log 2>&1; echo \"exit status $?\""
+         ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:insdg> ${_run_cases}/run_nonfinite_later.ini ${_run_out}/run_mpi2_nonfinite_later)
+set_tests_properties(run_mpi2_nonfinite_later PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "step 2: the boundary data is not finite: [^\n]*run_nonfinite_later\\.ini:38: \\[boundary\\.left\\] u: [^\n]* t = 0\\.02 [^\n]*stopping.*status: not finite.*exit status 5"
+                     FAIL_REGULAR_EXPRESSION "is not finite at.*is not finite at;step 3/")
+add_test(NAME run_mpi2_nonfinite_t0 COMMAND sh -c "\"$0\" -np 2 \"$1\" run \"$2\" --output \"$3\" 2>&1; echo \"exit status $?\""
+         ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:insdg> ${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/nonfinite_boundary_t0.ini
+         ${_run_out}/run_mpi2_nonfinite_t0)
+set_tests_properties(run_mpi2_nonfinite_t0 PROPERTIES LABELS mpi ENVIRONMENT "${INSDG_MPI_ENV};STARPU_NCPU=1" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "insdg: error: [^\n]*nonfinite_boundary_t0\\.ini:[0-9]+: \\[boundary\\.left\\] u: [^\n]*is not finite at [^\n]* t = 0 .*exit status 2"
+                     FAIL_REGULAR_EXPRESSION "is not finite at.*is not finite at;step 1/")
 
 # user errors, each before any work; the command's words are separated by '|' here
 set(_insdg $<TARGET_FILE:insdg>)
