@@ -1,15 +1,14 @@
 /* boundary_data.c -- the case's boundary data at the boundary face nodes (run_internal.h).
  *
- * The callback of tasks/ins.h fills face-node arrays [K][3Nfp] of the
- * renumbered mesh at the faces of this rank's elements (no other face is read here: each
- * rank evaluates its share of the boundary, not the whole mesh's). Each mesh boundary keeps
- * the list of those face nodes with their coordinates and normals, so an expression is
+ * The callback of tasks/ins.h fills face-node arrays [K][3Nfp] of the renumbered mesh at
+ * the faces of this rank's elements (no other rank's faces are read here: each rank
+ * evaluates its share of the boundary, not the whole mesh's). Each mesh boundary keeps the
+ * list of those face nodes with their coordinates and normals, so an expression is
  * evaluated with insdg_expr_eval_many over one boundary at a time; values of expressions
- * that do not use t are kept. At outflow
- * faces the velocity's normal derivative is the exact solution's when the case has an
- * [exact] section (central differences of the exact expressions, step 1e-6 times the
- * domain's size: the Taylor vortex test of the paper needs it), else zero (the natural
- * condition).
+ * that do not use t are kept. At outflow faces the velocity's normal derivative is the
+ * exact solution's when the case has an [exact] section (central differences of the exact
+ * expressions, step 1e-6 times the domain's size: the Taylor vortex test of the paper
+ * needs it), else zero (the natural condition).
  */
 #include <math.h>
 #include <stdio.h>

@@ -180,9 +180,11 @@ diagnostics observe_diagnostics(observer *ob, double dt, int bad_data)
   const int nforces = ob->c->nforces, N = ob->m->ref->N, Nfp = ob->m->ref->Nfp;
   double sums[2 + 2 * INSDG_CASE_MAX_FORCES] = {0}, maxima[5] = {0};   /* [3]: the boundary speed, [4]: bad data */
   maxima[4] = bad_data ? 1.0 : 0.0;
-  for (size_t ef = 3 * (size_t)ob->e_begin; ef < 3 * (size_t)ob->e_end; ++ef)   /* the velocity data at t: */
-    if (ob->m->face_bnd[ef] >= 0)                                                 /* boundary faces only */
-      for (size_t q = ef * Nfp; q < (ef + 1) * Nfp; ++q) maxima[3] = max_of(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
+  for (size_t ef = 3 * (size_t)ob->e_begin; ef < 3 * (size_t)ob->e_end; ++ef) {   /* the velocity data at t, */
+    if (ob->m->face_bnd[ef] < 0) continue;                                          /* on boundary faces */
+    for (size_t q = ef * Nfp; q < (ef + 1) * Nfp; ++q)
+      maxima[3] = max_of(maxima[3], ob->gu[q] * ob->gu[q] + ob->gv[q] * ob->gv[q]);
+  }
   maxima[3] = sqrt(maxima[3]);   /* speeds by their squares, one root: the same maximum */
   /* the elements' squared norms of u and v, and of their change since the remembered state */
   double *nu = ob->norms[0], *nv = ob->norms[1], *cu = ob->norms[2], *cv = ob->norms[3];
