@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gmsh.h"
@@ -268,14 +267,6 @@ static void output_fields(run_state *r, solver *sv, progress *pg)
   r->stage[STAGE_OUTPUT] += MPI_Wtime() - t0;
 }
 
-/* the calling thread's CPU time, seconds: the main thread's share of the cores it runs on
-   beside the workers (submitting tasks, waking from waits; runtime_counters) */
-static double thread_cpu(void)
-{
-  struct timespec ts;
-  return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec : 0.0;
-}
-
 /* one step, its observation and row; returns 1 when the run must stop */
 static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
 {
@@ -283,11 +274,11 @@ static int advance(run_state *r, solver *sv, progress *pg, double *next_output)
   insdg_ins_stats st = {.converged = 1};
   double t0 = MPI_Wtime();
   const double t0_us = insdg_runtime_tracing ? starpu_timing_now() : 0;
-  const double cpu0 = thread_cpu();
+  const double cpu0 = insdg_runtime_clock(CLOCK_THREAD_CPUTIME_ID);   /* the main thread's share of the cores */
   const int failed = insdg_ins_step(sv->ins, &st);
   insdg_tasks_wait(&sv->T);   /* the step's last tasks count as the step */
   r->stage[STAGE_STEP] += MPI_Wtime() - t0;
-  r->host_cpu_step += thread_cpu() - cpu0;
+  r->host_cpu_step += insdg_runtime_clock(CLOCK_THREAD_CPUTIME_ID) - cpu0;
   insdg_runtime_trace_step(t0_us);
   r->steps = insdg_ins_steps(sv->ins), r->t = insdg_ins_time(sv->ins);
   r->iterations[0] += st.vel_iterations[0], r->iterations[1] += st.vel_iterations[1];

@@ -217,7 +217,7 @@ typedef struct {
   int converged, finite, diverged, output_failed, files;
   long iterations[3];          /* totals over the steps this process made: u, v, p */
   double stage[NSTAGE];
-  double host_cpu_step;            /* this rank's main thread: CPU seconds inside the steps (thread_cpu) */
+  double host_cpu_step;            /* this rank's main thread: CPU seconds inside the steps (CLOCK_THREAD_CPUTIME_ID) */
   double step_stage[INSDG_NSTAGES];   /* the step's time split (insdg_ins_stats.seconds) */
   double wall_start, loop_start, last_checkpoint;
   int checkpoints, interrupted;

@@ -452,6 +452,13 @@ void insdg_runtime_task_inserted(struct starpu_codelet *cl)
 
 long insdg_runtime_tasks_inserted(void) { return (long)tasks_inserted; }
 
+double insdg_runtime_clock(clockid_t c)
+{
+  struct timespec ts;
+  clock_gettime(c, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void insdg_runtime_waited(void) { ++host_waits; }
 
 void insdg_runtime_counters_get(insdg_runtime_counters *c)

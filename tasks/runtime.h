@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <starpu.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ops.h"
 #include "partition.h"
@@ -103,6 +104,8 @@ void insdg_runtime_counters_get(insdg_runtime_counters *c);
 void insdg_runtime_task_inserted(struct starpu_codelet *cl);
 long insdg_runtime_tasks_inserted(void);   /* the task counter alone */
 void insdg_runtime_waited(void);
+/* clock c (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID ...) in seconds */
+double insdg_runtime_clock(clockid_t c);
 /* the one place tasks are submitted: starpu_task_insert, counted; with INSDG_TRACE set,
    each task's worker, start and end are recorded (insdg_runtime_trace_write) */
 extern int insdg_runtime_tracing;

@@ -59,13 +59,6 @@ struct insdg_taken_cores {
   int pauses, npaused;
 };
 
-static double clock_s(clockid_t c)
-{
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* each worker's thread id and the one CPU its mask holds (-1: more or none) */
 static void record_worker(void *buffers[], void *arg)
 {
@@ -128,7 +121,7 @@ static int sample(insdg_taken_cores *w)
   if (read_stat(w, w->busy0, w->total0)) return 1;
   for (int k = 0; k < w->n; ++k)
     if (read_schedstat(w->tid[k], &w->run0[k], &w->delay0[k])) return 1;
-  w->wall0 = clock_s(CLOCK_MONOTONIC), w->ours0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+  w->wall0 = insdg_runtime_clock(CLOCK_MONOTONIC), w->ours0 = insdg_runtime_clock(CLOCK_PROCESS_CPUTIME_ID);
   return 0;
 }
 
@@ -170,14 +163,14 @@ insdg_taken_cores *insdg_taken_cores_start(char *why, size_t whylen)
 int insdg_taken_cores_poll(insdg_taken_cores *w, char *msg, size_t msglen)
 {
   if (!w) return 0;
-  const double wall = clock_s(CLOCK_MONOTONIC), dt = wall - w->wall0;
+  const double wall = insdg_runtime_clock(CLOCK_MONOTONIC), dt = wall - w->wall0;
   if (dt < WINDOW_S) return 0;
   long long busy[STARPU_MAXCPUS], total[STARPU_MAXCPUS], run[STARPU_MAXCPUS], wait[STARPU_MAXCPUS];
   double b[STARPU_MAXCPUS], cpu[STARPU_MAXCPUS], delay[STARPU_MAXCPUS], other[STARPU_MAXCPUS];
   if (read_stat(w, busy, total)) return 0;
   for (int k = 0; k < w->n; ++k)
     if (read_schedstat(w->tid[k], &run[k], &wait[k])) return 0;
-  const double ours = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - w->ours0) / dt;
+  const double ours = (insdg_runtime_clock(CLOCK_PROCESS_CPUTIME_ID) - w->ours0) / dt;
   for (int k = 0; k < w->n; ++k) {
     const long long dtot = total[k] - w->total0[k];
     b[k] = dtot > 0 ? (double)(busy[k] - w->busy0[k]) / (double)dtot : 0;
