@@ -243,12 +243,25 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     insdg_runtime_tracing = 1;
   }
+#ifndef INSDG_STARPU_GPU
+  /* One CPU worker and no GPU: the main thread runs each task as it submits it, the worker
+     paused (runtime.h, insdg_runtime_direct). The GPU path's codelets (a CUDA StarPU, or
+     its CPU emulation) ask StarPU which worker runs them, and StarPU's performance models
+     (INSDG_PERFMODELS) sample its workers only: not there. */
+  const char *direct = getenv("INSDG_DIRECT"), *models = getenv("INSDG_PERFMODELS");
+  if (starpu_cpu_worker_get_count() == 1 && starpu_cuda_worker_get_count() == 0 && !(direct && !strcmp(direct, "0")) &&
+      !(models && atoi(models) > 0)) {
+    insdg_runtime_direct = 1;
+    starpu_pause();   /* the worker sleeps (StarPU's pause: a condition wait) */
+  }
+#endif
   return 0;
 }
 
 void insdg_runtime_shutdown(void)
 {
   if (starpu_started) {
+    if (insdg_runtime_direct) starpu_resume(), insdg_runtime_direct = 0;
     starpu_task_wait_for_all();
     insdg_runtime_trace_write();
     starpu_data_unregister(comm_token);
@@ -281,6 +294,7 @@ const char *insdg_runtime_workers_origin(void) { return workers_origin; }
 const char *insdg_runtime_scheduler(void)
 {
   if (!starpu_started) return "none";
+  if (insdg_runtime_direct) return "direct";   /* no scheduler: the main thread runs the tasks */
   const struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(0);   /* the global context */
   return p && p->policy_name ? p->policy_name : "?";
 }
@@ -308,9 +322,15 @@ int insdg_runtime_workers(void) { return (int)starpu_cpu_worker_get_count(); }
 
 int insdg_runtime_cuda_workers(void) { return (int)starpu_cuda_worker_get_count(); }
 
+/* the tasks run on the main thread (insdg_runtime_direct): their count and time since the
+   profile's reset, timed only while profiling or tracing */
+static long direct_tasks;
+static double direct_task_us, direct_since_us;
+
 void insdg_runtime_profile_reset(void)
 {
   if (!starpu_profiling_status_get()) return;
+  direct_tasks = 0, direct_task_us = 0, direct_since_us = starpu_timing_now();
   const int n = (int)starpu_worker_get_count();
   for (int w = 0; w < n; ++w) starpu_profiling_worker_get_info(w, NULL);   /* NULL: reset */
 }
@@ -320,6 +340,11 @@ void insdg_runtime_profile_get(insdg_runtime_profile *p)
   memset(p, 0, sizeof *p);
   if (!starpu_profiling_status_get()) return;
   p->enabled = 1;
+  if (insdg_runtime_direct) {   /* one CPU worker: the main thread */
+    p->workers[0] = 1, p->tasks[0] = direct_tasks;
+    p->task_seconds[0] = 1e-6 * direct_task_us, p->total_seconds[0] = 1e-6 * (starpu_timing_now() - direct_since_us);
+    return;
+  }
   const int n = (int)starpu_worker_get_count();
   for (int w = 0; w < n; ++w) {
     const enum starpu_worker_archtype type = starpu_worker_get_type(w);
@@ -389,6 +414,34 @@ void insdg_runtime_trace_task(void *arg)
   trace_push((trace_rec){starpu_task_get_name(t), t->profiling_info->workerid,
                          starpu_timing_timespec_to_us(&t->profiling_info->start_time),
                          starpu_timing_timespec_to_us(&t->profiling_info->end_time)});
+}
+
+int insdg_runtime_direct = 0;
+
+int insdg_runtime_run_now(struct starpu_task *task)
+{
+  static void **iface;   /* main thread only */
+  static unsigned cap;
+  INSDG_CHECK(task && task->cl && task->cl->cpu_funcs[0]);
+  const unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+  if (n > cap) {
+    free(iface);
+    cap = n + 16;
+    iface = insdg_malloc(sizeof *iface * cap);
+  }
+  for (unsigned i = 0; i < n; ++i)
+    iface[i] = starpu_data_get_interface_on_node(STARPU_TASK_GET_HANDLE(task, i), STARPU_MAIN_RAM);
+  const int timed = insdg_runtime_tracing || starpu_profiling_status_get();
+  const double t0 = timed ? starpu_timing_now() : 0;
+  task->cl->cpu_funcs[0](iface, task->cl_arg);
+  if (timed) {
+    const double t1 = starpu_timing_now();
+    ++direct_tasks, direct_task_us += t1 - t0;
+    if (insdg_runtime_tracing) trace_push((trace_rec){starpu_task_get_name(task), 0, t0, t1});
+  }
+  task->destroy = 0;   /* built, never submitted: freed here */
+  starpu_task_destroy(task);
+  return 0;
 }
 
 void insdg_runtime_trace_mark(const char *name, double start_us)

@@ -14,6 +14,17 @@
  * process may run on (its affinity mask) shared among the ranks of the node that have
  * the same mask; workers are bound to those cores, one per core, unless there are fewer
  * workers than cores (CPU-only StarPU): then the kernel places them.
+ *
+ * Direct: a rank with one CPU worker and no GPU worker (CPU-only build) runs each task on
+ * its main thread as INSDG_TASK_INSERT submits it, and pauses StarPU's worker
+ * (insdg_runtime_direct; the scheduler's name is then "direct"). With one worker the graph
+ * has nothing to run in parallel, and submission order is an order StarPU could have run
+ * the tasks in (every task's data written by earlier tasks only): the same bits. What that
+ * saves per task is StarPU's dependency and scheduling work and, at every host wait, the
+ * hand-off between the worker and the main thread; on a rank of one core the two threads
+ * also took turns on it (docs/performance.md, "One worker: the main thread runs the
+ * tasks"). INSDG_DIRECT=0 turns it off, as does INSDG_PERFMODELS (StarPU samples its
+ * workers only); a program that submits StarPU tasks of its own must set INSDG_DIRECT=0.
  */
 #ifndef INSDG_RUNTIME_H
 #define INSDG_RUNTIME_H
@@ -107,13 +118,18 @@ void insdg_runtime_waited(void);
 /* clock c (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID ...) in seconds */
 double insdg_runtime_clock(clockid_t c);
 /* the one place tasks are submitted: starpu_task_insert, counted; with INSDG_TRACE set,
-   each task's worker, start and end are recorded (insdg_runtime_trace_write) */
+   each task's worker, start and end are recorded (insdg_runtime_trace_write). Where the
+   rank runs its tasks on the main thread (insdg_runtime_direct), the task is built and run
+   at once instead (insdg_runtime_run_now). */
 extern int insdg_runtime_tracing;
+extern int insdg_runtime_direct;
 void insdg_runtime_trace_task(void *arg);
-#define INSDG_TASK_INSERT(cl, ...)                                                           \
-  (insdg_runtime_task_inserted(cl),                                                         \
-   insdg_runtime_tracing ? starpu_task_insert(cl, STARPU_CALLBACK, insdg_runtime_trace_task, __VA_ARGS__) \
-                         : starpu_task_insert(cl, __VA_ARGS__))
+int insdg_runtime_run_now(struct starpu_task *task);
+#define INSDG_TASK_INSERT(cl, ...)                                                                          \
+  (insdg_runtime_task_inserted(cl),                                                                        \
+   insdg_runtime_direct    ? insdg_runtime_run_now(starpu_task_build(cl, __VA_ARGS__))                      \
+   : insdg_runtime_tracing ? starpu_task_insert(cl, STARPU_CALLBACK, insdg_runtime_trace_task, __VA_ARGS__) \
+                           : starpu_task_insert(cl, __VA_ARGS__))
 /* Record a host wait that began at start_us (starpu_timing_now) and ends now (worker -1). */
 void insdg_runtime_trace_mark(const char *name, double start_us);
 /* Record a time step that began at start_us and ends now (worker -2). */

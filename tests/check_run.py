@@ -65,6 +65,10 @@ def check_summary(d, args):
         print(f"  pressure coarse solve: {s['pressure_coarse_solve']} (expected {args.coarse})")
         if s["pressure_coarse_solve"] != args.coarse:
             fail(f"summary.json: pressure_coarse_solve {s['pressure_coarse_solve']}, expected {args.coarse}")
+    if args.scheduler is not None:   # "direct": one CPU worker, the main thread runs the tasks (tasks/runtime.h)
+        print(f"  scheduler: {s['scheduler']} (expected {args.scheduler})")
+        if s["scheduler"] != args.scheduler:
+            fail(f"summary.json: scheduler {s['scheduler']!r}, expected {args.scheduler}")
     if args.allocator is not None:   # "jemalloc 5.3.0" or "system" (CMakeLists.txt, INSDG_ALLOCATOR)
         print(f"  malloc: {s['allocator']} (expected {args.allocator})")
         if s["allocator"].split(" ")[0] != args.allocator:
@@ -241,6 +245,7 @@ def main():
     p.add_argument("--iterations", nargs="*", default=[])
     p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
+    p.add_argument("--scheduler", help="the scheduler the run must have reported (direct, insdg-home, ...)")
     p.add_argument("--allocator", choices=["jemalloc", "system"], help="the malloc the run must have reported")
     p.add_argument("--coarse", choices=["cholesky", "band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")

@@ -4,6 +4,8 @@
 #  run_taylor           1 rank: 5 steps, 4 field files, forces and coefficients on two
 #                       boundaries; check_run_taylor reads the directory back (json, csv,
 #                       netCDF4) and bounds the L2 errors
+#  run_taylor_starpu    the same with its one worker's tasks through StarPU (INSDG_DIRECT=0;
+#                       run_taylor's run on the main thread, "direct"): bitwise the same
 #  run_workers2         the same on 2 CPU workers (run_taylor: 1), 4 blocks: bitwise the same
 #  run_traced           the same on 2 workers with INSDG_TRACE: the trace holds the loop's
 #                       tasks and host waits; the fields bitwise those of run_workers2
@@ -19,7 +21,8 @@
 #                       small difference of large terms)
 #  run_mpi3             3 ranks, 7 blocks (2, 2, 3), against run_mpi1 the same way
 #  run_mpi2_1block      2 ranks of one block each (mpirun's default shape on a node of 2
-#                       cores: the halo exchanges inside the operators' tasks), the same way
+#                       cores: the halo exchanges inside the operators' tasks), the same way;
+#                       run_mpi2_1block_starpu the same through StarPU's workers: bitwise
 #  run_not_converged    a pressure solve allowed 2 iterations: exit status 4 after step 1,
 #                       the message, that step's fields, summary with converged false
 #  run_bad_*            user errors: exit 2, one line on stderr, nothing on stdout, before
@@ -62,7 +65,13 @@ endif()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator})
+                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator} --scheduler direct)
+
+# one worker through StarPU (INSDG_DIRECT=0) instead of the main thread: the same fields, bitwise
+insdg_run_test(run_taylor_starpu 1 run_taylor.ini --blocks 4)
+set_property(TEST run_taylor_starpu APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1 INSDG_DIRECT=0)
+insdg_run_check(run_taylor_starpu "run_taylor_starpu_out;run_taylor_out" --steps 5 --files 4 --forces right left
+                --coefficients --scheduler insdg-home --compare ${_run_out}/run_taylor --rtol 0)
 
 # 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
@@ -134,7 +143,12 @@ insdg_run_check(run_mpi2 "run_mpi1_out;run_mpi2_out" --steps 2 --files 3 --force
 insdg_run_test(run_mpi2_1block 2 run_taylor_mpi.ini --blocks 2)
 set_property(TEST run_mpi2_1block APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_mpi2_1block "run_mpi1_out;run_mpi2_1block_out" --steps 2 --files 3 --forces right --max-error u=5e-3
-                --compare ${_run_out}/run_mpi1 --rtol 1e-6)
+                --compare ${_run_out}/run_mpi1 --rtol 1e-6 --scheduler direct)
+# the same through StarPU's worker on each rank (INSDG_DIRECT=0): bitwise the direct run's
+insdg_run_test(run_mpi2_1block_starpu 2 run_taylor_mpi.ini --blocks 2)
+set_property(TEST run_mpi2_1block_starpu APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1 INSDG_DIRECT=0)
+insdg_run_check(run_mpi2_1block_starpu "run_mpi2_1block_out;run_mpi2_1block_starpu_out" --steps 2 --files 3
+                --forces right --scheduler insdg-home --compare ${_run_out}/run_mpi2_1block --rtol 0)
 insdg_run_test(run_mpi3 3 run_taylor_mpi.ini --blocks 7)
 insdg_run_check(run_mpi3 "run_mpi1_out;run_mpi3_out" --steps 2 --files 3 --forces right --max-error u=5e-3
                 --compare ${_run_out}/run_mpi1 --rtol 1e-6)

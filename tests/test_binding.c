@@ -10,6 +10,7 @@
  * Exit 77 (skipped) when the process has fewer than 2 cores, and for unbound with a GPU StarPU. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdlib.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static struct starpu_codelet cl = {.cpu_funcs = {record_mask}, .nbuffers = 0, .n
 
 int main(int argc, char **argv)
 {
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need the worker, one or more (runtime.h) */
   if (argc != 2 || (strcmp(argv[1], "bound") && strcmp(argv[1], "unbound"))) {
     fprintf(stderr, "usage: test_binding bound|unbound\n");
     return 2;

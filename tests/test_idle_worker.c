@@ -45,6 +45,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <string.h>
@@ -218,6 +219,7 @@ static int one_core(int argc, char **argv, int sleeps)
 
 int main(int argc, char **argv)
 {
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need the worker, one or more (runtime.h) */
   if (argc != 2 || (strcmp(argv[1], "yield") && strcmp(argv[1], "sleeps") && strcmp(argv[1], "blocks") &&
                     strcmp(argv[1], "polls"))) {
     fprintf(stderr, "usage: test_idle_worker yield|sleeps|blocks|polls\n");
