@@ -30,7 +30,7 @@ void insdg_dfield_destroy(insdg_dfield *f)
 {
   if (!f) return;
   insdg_tasks *T = f->T;
-  for (int b = T->b_begin; b < T->b_end; ++b) starpu_data_unregister(f->block[b]), free(f->block_mem[b]);
+  for (int b = T->b_begin; b < T->b_end; ++b) insdg_runtime_unregister(f->block[b]), free(f->block_mem[b]);
   insdg_xplan_recv_destroy(T->x, f->recv, f->recv_mem);
   free(f->block), free(f->block_mem);
   free(f);
@@ -70,7 +70,7 @@ void insdg_dfield_set(insdg_dfield *f, const double *global)
   const int Np = L->mesh->ref->Np;
   for (int b = 0; b < L->B; ++b) {
     if (L->block_rank[b] != f->T->rank) continue;
-    starpu_data_acquire(f->block[b], STARPU_W);
+    insdg_runtime_acquire(f->block[b], STARPU_W);
     memcpy(f->block_mem[b], global + (size_t)L->block_start[b] * Np, sizeof(double) * (size_t)L->block[b]->K * Np);
     starpu_data_release(f->block[b]);
   }
@@ -83,7 +83,7 @@ void insdg_dfield_gather(insdg_dfield *f, double *global_original)
   double *mine = insdg_calloc((size_t)K * Np, sizeof(double));
   for (int b = 0; b < L->B; ++b) {
     if (L->block_rank[b] != f->T->rank) continue;
-    starpu_data_acquire(f->block[b], STARPU_R);
+    insdg_runtime_acquire(f->block[b], STARPU_R);
     for (int e = L->block_start[b]; e < L->block_start[b + 1]; ++e)
       memcpy(mine + (size_t)L->old_elem[e] * Np, f->block_mem[b] + (size_t)(e - L->block_start[b]) * Np,
              sizeof(double) * Np);
@@ -101,7 +101,7 @@ void insdg_dfield_set_local(insdg_dfield *f, const double *local)
   for (int b = 0; b < L->B; ++b) {
     if (L->block_rank[b] != f->T->rank) continue;
     if (first < 0) first = L->block_start[b];
-    starpu_data_acquire(f->block[b], STARPU_W);
+    insdg_runtime_acquire(f->block[b], STARPU_W);
     memcpy(f->block_mem[b], local + (size_t)(L->block_start[b] - first) * Np,
            sizeof(double) * (size_t)L->block[b]->K * Np);
     starpu_data_release(f->block[b]);
@@ -117,7 +117,7 @@ void insdg_dfield_local(insdg_dfield *f, double *local, int *e_begin, int *e_end
     if (L->block_rank[b] != f->T->rank) continue;
     if (first < 0) first = L->block_start[b];
     last = L->block_start[b + 1];
-    starpu_data_acquire(f->block[b], STARPU_R);
+    insdg_runtime_acquire(f->block[b], STARPU_R);
     memcpy(local + (size_t)(L->block_start[b] - first) * Np, f->block_mem[b],
            sizeof(double) * (size_t)L->block[b]->K * Np);
     starpu_data_release(f->block[b]);

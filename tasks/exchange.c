@@ -104,7 +104,7 @@ starpu_data_handle_t *insdg_xplan_recv_create(const insdg_xplan *x, double ***me
 void insdg_xplan_recv_destroy(const insdg_xplan *x, starpu_data_handle_t *h, double **mem)
 {
   if (!h) return;
-  for (int q = 0; q < x->nnbr; ++q) starpu_data_unregister(h[q]), free(mem[q]);
+  for (int q = 0; q < x->nnbr; ++q) insdg_runtime_unregister(h[q]), free(mem[q]);
   free(h), free(mem);
 }
 

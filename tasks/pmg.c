@@ -988,10 +988,10 @@ void insdg_pmg_destroy(insdg_pmg *pmg)
 #endif
   dist_level *D = &pmg->D;
   const int B = pmg->lev[pmg->nlevels - 1].L->B;
-  starpu_data_unregister(pmg->coarse);
+  insdg_runtime_unregister(pmg->coarse);
   free(pmg->coarse_mem);
   for (int b = 0; b < B; ++b) {
-    if (D->piece[b]) starpu_data_unregister(D->piece[b]);
+    if (D->piece[b]) insdg_runtime_unregister(D->piece[b]);
     free(D->piece_mem[b]);
     if (D->rows[b]) insdg_csr_destroy(D->rows[b]);
   }

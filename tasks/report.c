@@ -281,6 +281,7 @@ static void json_body(FILE *f, const run_state *r, double wall)
                                                               : "none");
   fprintf(f, ",\n  \"workers_origin\": "), json_string(f, insdg_runtime_workers_origin());
   fprintf(f, ",\n  \"scheduler\": "), json_string(f, insdg_runtime_scheduler());
+  fprintf(f, ",\n  \"main_thread\": "), json_string(f, insdg_runtime_main_thread());
   fprintf(f, ",\n  \"allocator\": "), json_string(f, insdg_runtime_allocator());
   const double stolen = insdg_sched_home_stolen_share();   /* -1: another policy */
   fprintf(f, ",\n  \"tasks_stolen_share\": "), json_number(f, stolen >= 0 ? stolen : NAN);
@@ -432,6 +433,7 @@ void print_start(const run_state *r)
   printf("  %d rank(s), %d blocks (%s), %d CPU (from %s) and %d CUDA worker(s) per rank, scheduler %s, malloc %s",
          r->size, s->L->B, s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers,
          insdg_runtime_scheduler(), insdg_runtime_allocator());
+  if (!strcmp(insdg_runtime_main_thread(), "drives a worker")) printf(", the main thread drives a worker");
   printf("\n");
   if (insdg_runtime_async_copies_off())
     printf("  StarPU's asynchronous host-device copies off (several ranks with GPU workers: "

@@ -59,6 +59,55 @@ static int my_cores(MPI_Comm node, int *shared)
 }
 
 static int starpu_started = 0;
+/* the main thread drives a CPU worker (INSDG_HOST_WORKER=1; runtime.h) */
+static int host_worker = 0, host_worker_id = -1;
+static struct starpu_driver host_driver;
+
+int insdg_runtime_host_worker_id(void) { return host_worker ? host_worker_id : -1; }
+
+const char *insdg_runtime_main_thread(void)
+{
+  return insdg_runtime_direct ? "runs the tasks" : host_worker ? "drives a worker" : "submits";
+}
+
+/* the main thread runs its worker's tasks until *flag is set */
+static void host_drive(volatile int *flag)
+{
+  while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) starpu_driver_run_once(&host_driver);
+}
+
+static void acquired(void *arg) { __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE); }
+
+/* the main thread runs its worker's tasks in its waits, unless that worker is paused
+   (taken_cores.h: another process took its core; its tasks go to the others) */
+static int host_drives(void) { return host_worker && !insdg_sched_home_worker_paused(host_worker_id); }
+
+void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode mode)
+{
+  if (!host_drives()) {
+    starpu_data_acquire(h, mode);
+    return;
+  }
+  int flag = 0;
+  INSDG_CHECK(starpu_data_acquire_cb(h, mode, acquired, &flag) == 0);
+  host_drive(&flag);
+}
+
+void insdg_runtime_unregister(starpu_data_handle_t h)
+{
+  if (host_worker) {   /* its last tasks may be this thread's to run */
+    insdg_runtime_acquire(h, STARPU_RW);
+    starpu_data_release(h);
+  }
+  starpu_data_unregister(h);
+}
+
+void insdg_runtime_wait_all(void)
+{
+  if (host_drives())
+    while (starpu_task_nsubmitted() > 0) starpu_driver_run_once(&host_driver);
+  starpu_task_wait_for_all();
+}
 
 int insdg_runtime_first_of_kind(const char *keys, size_t width, int n, int r)
 {
@@ -218,6 +267,16 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   if (nranks > 1 && !(ncuda && atoi(ncuda) == 0) && !getenv("STARPU_DISABLE_ASYNCHRONOUS_COPY"))
     conf.disable_asynchronous_copy = 1, async_copies_off = 1;
 #endif
+#if !defined(STARPU_USE_CUDA) && !defined(STARPU_USE_HIP) && !defined(INSDG_STARPU_GPU)
+  /* the main thread drives the first CPU worker (INSDG_HOST_WORKER=1; runtime.h): with
+     insdg-home only, which keeps that worker from sleeping in the main thread's waits */
+  const char *hw = getenv("INSDG_HOST_WORKER");
+  if (hw && atoi(hw) > 0 && nworkers >= 2 && conf.sched_policy == insdg_sched_home_policy()) {
+    host_driver.type = STARPU_CPU_WORKER, host_driver.id.cpu_id = 0;
+    conf.not_launched_drivers = &host_driver, conf.n_not_launched_drivers = 1;
+    host_worker = 1;
+  }
+#endif
   /* halo exchanges, reductions and the coarse solve have CPU implementations only: without
      a CPU worker their first task would find no worker */
   static const char no_cpu[] = "no CPU worker (STARPU_NCPU=0?): insdg needs at least one, beside any CUDA workers";
@@ -237,6 +296,11 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     return 1;
   }
   warn_oversubscribed();
+  if (host_worker) {
+    INSDG_CHECK(starpu_driver_init(&host_driver) == 0);
+    host_worker_id = starpu_worker_get_id();
+    INSDG_CHECK(host_worker_id >= 0);
+  }
   starpu_vector_data_register(&comm_token, STARPU_MAIN_RAM, (uintptr_t)&comm_token_mem, 1, sizeof(double));
   starpu_started = 1;
   if (getenv("INSDG_TRACE") && *getenv("INSDG_TRACE")) {
@@ -262,7 +326,8 @@ void insdg_runtime_shutdown(void)
 {
   if (starpu_started) {
     if (insdg_runtime_direct) starpu_resume(), insdg_runtime_direct = 0;
-    starpu_task_wait_for_all();
+    insdg_runtime_wait_all();
+    if (host_worker) starpu_driver_deinit(&host_driver), host_worker = 0;
     insdg_runtime_trace_write();
     starpu_data_unregister(comm_token);
 #ifdef INSDG_STARPU_GPU
@@ -383,7 +448,7 @@ void insdg_tasks_wait(insdg_tasks *T)
 {
   (void)T;
   insdg_runtime_waited();
-  starpu_task_wait_for_all();
+  insdg_runtime_wait_all();
 }
 
 /* ---- task trace (INSDG_TRACE) ---- */
@@ -458,7 +523,7 @@ void insdg_runtime_trace_write(void)
 {
   const char *path = getenv("INSDG_TRACE");
   if (!insdg_runtime_tracing || !path) return;
-  starpu_task_wait_for_all();
+  insdg_runtime_wait_all();
   char name[4096];
   const int rank = insdg_runtime_rank();
   snprintf(name, sizeof name, rank ? "%s.%d" : "%s", path, rank);

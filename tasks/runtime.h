@@ -123,6 +123,19 @@ double insdg_runtime_clock(clockid_t c);
    at once instead (insdg_runtime_run_now). */
 extern int insdg_runtime_tracing;
 extern int insdg_runtime_direct;
+/* The main thread as a worker (INSDG_HOST_WORKER=1, CPU-only builds, two CPU workers or
+   more; tasks/README.md): StarPU does not launch the first CPU worker, the main thread
+   drives it, and its waits run that worker's tasks until what they wait for is there.
+   Every wait of the task layer goes through these three: acquire a handle (release it
+   with starpu_data_release), wait for every submitted task, unregister a handle. The
+   worker's id, or -1 when the main thread drives none. */
+int insdg_runtime_host_worker_id(void);
+void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode mode);
+void insdg_runtime_wait_all(void);
+void insdg_runtime_unregister(starpu_data_handle_t h);
+/* what the main thread does with the tasks: "runs the tasks" (direct), "drives a worker"
+   (INSDG_HOST_WORKER=1), "submits" (StarPU's workers run them) */
+const char *insdg_runtime_main_thread(void);
 void insdg_runtime_trace_task(void *arg);
 int insdg_runtime_run_now(struct starpu_task *task);
 #define INSDG_TASK_INSERT(cl, ...)                                                                          \

@@ -35,6 +35,7 @@
 #include "sched_home.h"
 
 #include "error.h"
+#include "runtime.h"
 
 #include <starpu_scheduler.h>
 #include <stdint.h>
@@ -138,6 +139,11 @@ static struct starpu_task *home_pop(unsigned ctx)
   if (t) ++d->pops;
   d->busy[k] = t != NULL;
   STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+  if (!t && me == insdg_runtime_host_worker_id()) {   /* the main thread's worker never sleeps */
+    starpu_worker_lock_self();
+    starpu_wake_worker_locked(me);
+    starpu_worker_unlock_self();
+  }
   return t;
 }
 
@@ -169,6 +175,13 @@ int insdg_sched_home_pause(const int *paused)
   for (int k = 0; k < d->nw; ++k)   /* the running ones take what the paused ones hold */
     if (!d->paused[k]) starpu_wake_worker_relax_light(d->worker[k]);
   return nrun > 0 ? nrun : d->nw;
+}
+
+int insdg_sched_home_worker_paused(int id)
+{
+  home_data *d = home_active;
+  if (!d || id < 0 || id >= STARPU_NMAXWORKERS || d->index[id] < 0) return 0;
+  return __atomic_load_n(&d->paused[d->index[id]], __ATOMIC_RELAXED);
 }
 
 double insdg_sched_home_stolen_share(void)

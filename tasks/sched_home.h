@@ -20,6 +20,8 @@ struct starpu_sched_policy *insdg_sched_home_policy(void);
    Returns how many run now (all when paused[] names every worker), -1 when StarPU does not
    run with this policy. */
 int insdg_sched_home_pause(const int *paused);
+/* Whether StarPU worker id is paused (insdg_sched_home_pause); 0 with another policy. */
+int insdg_sched_home_worker_paused(int id);
 /* Of the tasks popped so far, the share taken from another worker's queue; -1 when StarPU
    does not run with this policy. */
 double insdg_sched_home_stolen_share(void);

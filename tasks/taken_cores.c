@@ -141,8 +141,11 @@ insdg_taken_cores *insdg_taken_cores_start(char *why, size_t whylen)
     for (int id = 0, k = 0; id < (int)starpu_worker_get_count(); ++id) {
       if (starpu_worker_get_type(id) != STARPU_CPU_WORKER) continue;
       w->tid[k] = -1;
-      INSDG_CHECK(starpu_task_insert(&record_cl, STARPU_EXECUTE_ON_WORKER, id, STARPU_CL_ARGS_NFREE, w, sizeof *w,
-                                     STARPU_TASK_SYNCHRONOUS, 1, 0) == 0);
+      if (id == insdg_runtime_host_worker_id())   /* the main thread is that worker */
+        record_worker(NULL, w);
+      else
+        INSDG_CHECK(starpu_task_insert(&record_cl, STARPU_EXECUTE_ON_WORKER, id, STARPU_CL_ARGS_NFREE, w, sizeof *w,
+                                       STARPU_TASK_SYNCHRONOUS, 1, 0) == 0);
       ++k;
     }
     for (int k = 0; k < n && !reason; ++k) {

@@ -35,8 +35,8 @@ insdg_dscalar *insdg_dscalar_create(insdg_tasks *T, int ncomp)
 void insdg_dscalar_destroy(insdg_dscalar *s)
 {
   if (!s) return;
-  for (int b = s->T->b_begin; b < s->T->b_end; ++b) starpu_data_unregister(s->partial[b]), free(s->partial_mem[b]);
-  starpu_data_unregister(s->value), free(s->value_mem);
+  for (int b = s->T->b_begin; b < s->T->b_end; ++b) insdg_runtime_unregister(s->partial[b]), free(s->partial_mem[b]);
+  insdg_runtime_unregister(s->value), free(s->value_mem);
   free(s->partial), free(s->partial_mem);
   free(s);
 }
@@ -46,7 +46,7 @@ double insdg_dscalar_get(insdg_dscalar *s, int c)
   insdg_runtime_waited();
   if (insdg_runtime_direct) return s->value_mem[c];   /* the tasks ran already */
   const double t0 = insdg_runtime_tracing ? starpu_timing_now() : 0;
-  starpu_data_acquire(s->value, STARPU_R);
+  insdg_runtime_acquire(s->value, STARPU_R);
   insdg_runtime_trace_mark("host_wait", t0);
   const double v = s->value_mem[c];
   starpu_data_release(s->value);

@@ -69,6 +69,10 @@ def check_summary(d, args):
         print(f"  scheduler: {s['scheduler']} (expected {args.scheduler})")
         if s["scheduler"] != args.scheduler:
             fail(f"summary.json: scheduler {s['scheduler']!r}, expected {args.scheduler}")
+    if args.main_thread is not None:   # tasks/runtime.h insdg_runtime_main_thread
+        print(f"  main thread: {s['main_thread']} (expected {args.main_thread})")
+        if s["main_thread"] != args.main_thread:
+            fail(f"summary.json: main_thread {s['main_thread']!r}, expected {args.main_thread}")
     if args.allocator is not None:   # "jemalloc 5.3.0" or "system" (CMakeLists.txt, INSDG_ALLOCATOR)
         print(f"  malloc: {s['allocator']} (expected {args.allocator})")
         if s["allocator"].split(" ")[0] != args.allocator:
@@ -246,6 +250,7 @@ def main():
     p.add_argument("--workers", type=int, help="the CPU workers per rank the run must have had")
     p.add_argument("--profiled", action="store_true", help="the run had STARPU_PROFILING=1")
     p.add_argument("--scheduler", help="the scheduler the run must have reported (direct, insdg-home, ...)")
+    p.add_argument("--main-thread", help="what the run's main thread did with the tasks (summary.json main_thread)")
     p.add_argument("--allocator", choices=["jemalloc", "system"], help="the malloc the run must have reported")
     p.add_argument("--coarse", choices=["cholesky", "band", "amg", "none"], help="the pressure pMG's coarse solve the run must have had")
     p.add_argument("--compare")

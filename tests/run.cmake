@@ -7,6 +7,8 @@
 #  run_taylor_starpu    the same with its one worker's tasks through StarPU (INSDG_DIRECT=0;
 #                       run_taylor's run on the main thread, "direct"): bitwise the same
 #  run_workers2         the same on 2 CPU workers (run_taylor: 1), 4 blocks: bitwise the same
+#  run_host_worker      the same, the main thread driving one of the workers (INSDG_HOST_WORKER=1);
+#                       run_mpi2_host_worker on 2 ranks of 2 workers against run_mpi1
 #  run_traced           the same on 2 workers with INSDG_TRACE: the trace holds the loop's
 #                       tasks and host waits; the fields bitwise those of run_workers2
 #  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
@@ -65,7 +67,8 @@ endif()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator} --scheduler direct)
+                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator} --scheduler direct
+                --main-thread "runs the tasks")
 
 # one worker through StarPU (INSDG_DIRECT=0) instead of the main thread: the same fields, bitwise
 insdg_run_test(run_taylor_starpu 1 run_taylor.ini --blocks 4)
@@ -76,9 +79,21 @@ insdg_run_check(run_taylor_starpu "run_taylor_starpu_out;run_taylor_out" --steps
 # 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
 set_property(TEST run_workers2 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
-insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients
+insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients --main-thread submits
                 --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 --compare ${_run_out}/run_taylor --rtol 0)
 set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylor_out)
+
+# the same with the main thread driving one of the 2 workers (INSDG_HOST_WORKER=1): its
+# waits run that worker's tasks; the fields bitwise those of run_taylor
+insdg_run_test(run_host_worker 1 run_taylor.ini --blocks 4)
+set_property(TEST run_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
+insdg_run_check(run_host_worker "run_host_worker_out;run_taylor_out" --steps 5 --files 4 --forces right left --coefficients
+                --workers 2 --main-thread "drives a worker" --compare ${_run_out}/run_taylor --rtol 0)
+# and on 2 ranks of 2 workers and 2 blocks each: against run_mpi1, to round-off
+insdg_run_test(run_mpi2_host_worker 2 run_taylor_mpi.ini --blocks 4)
+set_property(TEST run_mpi2_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
+insdg_run_check(run_mpi2_host_worker "run_mpi1_out;run_mpi2_host_worker_out" --steps 2 --files 3 --forces right
+                --max-error u=5e-3 --main-thread "drives a worker" --compare ${_run_out}/run_mpi1 --rtol 1e-6)
 
 # the same case traced (INSDG_TRACE, 2 workers): every task and host wait in the trace,
 # the fields bitwise those of run_workers2

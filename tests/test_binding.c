@@ -30,7 +30,8 @@ static struct starpu_codelet cl = {.cpu_funcs = {record_mask}, .nbuffers = 0, .n
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need the worker, one or more (runtime.h) */
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_HOST_WORKER", "0", 1);
   if (argc != 2 || (strcmp(argv[1], "bound") && strcmp(argv[1], "unbound"))) {
     fprintf(stderr, "usage: test_binding bound|unbound\n");
     return 2;

@@ -219,7 +219,8 @@ static int one_core(int argc, char **argv, int sleeps)
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need the worker, one or more (runtime.h) */
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_HOST_WORKER", "0", 1);
   if (argc != 2 || (strcmp(argv[1], "yield") && strcmp(argv[1], "sleeps") && strcmp(argv[1], "blocks") &&
                     strcmp(argv[1], "polls"))) {
     fprintf(stderr, "usage: test_idle_worker yield|sleeps|blocks|polls\n");

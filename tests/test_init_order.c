@@ -44,7 +44,8 @@ static void first_of_kind(void)
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need the worker, one or more (runtime.h) */
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_HOST_WORKER", "0", 1);
   char err[256];
   if (insdg_runtime_init_mpi(&argc, &argv, err, sizeof err)) insdg_die_user(err);
   int rank, size;

@@ -21,6 +21,7 @@
  * nothing but the run time. Exit 77 (skipped) on a StarPU with GPU workers, where insdg keeps
  * StarPU's scheduler. */
 #include <starpu.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,6 +130,7 @@ static void block_of_tasks(void)
 
 int main(int argc, char **argv)
 {
+  setenv("INSDG_HOST_WORKER", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
   char err[256];
   insdg_runtime_opts opts = {.ncpu = 2};
   if (insdg_runtime_init(&argc, &argv, &opts, err, sizeof err)) insdg_die_user(err);

@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <starpu.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -182,6 +183,7 @@ static int busy(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+  setenv("INSDG_HOST_WORKER", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
   if (argc == 2 && !strcmp(argv[1], "rule")) return rule();
   if (argc == 2 && !strcmp(argv[1], "busy")) return busy(argc, argv);
   fprintf(stderr, "usage: test_taken_cores rule|busy\n");
