@@ -64,22 +64,33 @@ if(INSDG_JEMALLOC_LIB)
 else()
   set(_run_allocator system)
 endif()
+# What the runs' main thread does (tasks/runtime.h): in CPU-only builds a rank of one CPU
+# worker runs its tasks itself (scheduler "direct") and INSDG_HOST_WORKER=1 makes it drive a
+# worker; GPU-path builds (StarPU with CUDA or HIP) leave every task to StarPU's scheduler.
+if((INSDG_STARPU_HAS_CUDA AND TARGET insdg_cuda) OR (INSDG_STARPU_HAS_HIP AND TARGET insdg_hip))
+  set(_run_direct "")
+  set(_run_home "")
+  set(_run_drives "")
+else()
+  set(_run_direct --scheduler direct --main-thread "runs the tasks")
+  set(_run_home --scheduler insdg-home --main-thread submits)
+  set(_run_drives --main-thread "drives a worker")
+endif()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_taylor run_taylor_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator} --scheduler direct
-                --main-thread "runs the tasks")
+                --max-error u=1e-3 v=1e-3 p=5e-3 --coarse cholesky --allocator ${_run_allocator} ${_run_direct})
 
 # one worker through StarPU (INSDG_DIRECT=0) instead of the main thread: the same fields, bitwise
 insdg_run_test(run_taylor_starpu 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor_starpu APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1 INSDG_DIRECT=0)
 insdg_run_check(run_taylor_starpu "run_taylor_starpu_out;run_taylor_out" --steps 5 --files 4 --forces right left
-                --coefficients --scheduler insdg-home --compare ${_run_out}/run_taylor --rtol 0)
+                --coefficients ${_run_home} --compare ${_run_out}/run_taylor --rtol 0)
 
 # 2 CPU workers on the same 4 blocks: the same iterations and bitwise the same fields
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
 set_property(TEST run_workers2 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
-insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients --main-thread submits
+insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients
                 --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 --compare ${_run_out}/run_taylor --rtol 0)
 set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylor_out)
 
@@ -88,12 +99,12 @@ set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylo
 insdg_run_test(run_host_worker 1 run_taylor.ini --blocks 4)
 set_property(TEST run_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
 insdg_run_check(run_host_worker "run_host_worker_out;run_taylor_out" --steps 5 --files 4 --forces right left --coefficients
-                --workers 2 --main-thread "drives a worker" --compare ${_run_out}/run_taylor --rtol 0)
+                --workers 2 ${_run_drives} --compare ${_run_out}/run_taylor --rtol 0)
 # and on 2 ranks of 2 workers and 2 blocks each: against run_mpi1, to round-off
 insdg_run_test(run_mpi2_host_worker 2 run_taylor_mpi.ini --blocks 4)
 set_property(TEST run_mpi2_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
 insdg_run_check(run_mpi2_host_worker "run_mpi1_out;run_mpi2_host_worker_out" --steps 2 --files 3 --forces right
-                --max-error u=5e-3 --main-thread "drives a worker" --compare ${_run_out}/run_mpi1 --rtol 1e-6)
+                --max-error u=5e-3 ${_run_drives} --compare ${_run_out}/run_mpi1 --rtol 1e-6)
 
 # the same case traced (INSDG_TRACE, 2 workers): every task and host wait in the trace,
 # the fields bitwise those of run_workers2
@@ -158,12 +169,12 @@ insdg_run_check(run_mpi2 "run_mpi1_out;run_mpi2_out" --steps 2 --files 3 --force
 insdg_run_test(run_mpi2_1block 2 run_taylor_mpi.ini --blocks 2)
 set_property(TEST run_mpi2_1block APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
 insdg_run_check(run_mpi2_1block "run_mpi1_out;run_mpi2_1block_out" --steps 2 --files 3 --forces right --max-error u=5e-3
-                --compare ${_run_out}/run_mpi1 --rtol 1e-6 --scheduler direct)
+                --compare ${_run_out}/run_mpi1 --rtol 1e-6 ${_run_direct})
 # the same through StarPU's worker on each rank (INSDG_DIRECT=0): bitwise the direct run's
 insdg_run_test(run_mpi2_1block_starpu 2 run_taylor_mpi.ini --blocks 2)
 set_property(TEST run_mpi2_1block_starpu APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1 INSDG_DIRECT=0)
 insdg_run_check(run_mpi2_1block_starpu "run_mpi2_1block_out;run_mpi2_1block_starpu_out" --steps 2 --files 3
-                --forces right --scheduler insdg-home --compare ${_run_out}/run_mpi2_1block --rtol 0)
+                --forces right ${_run_home} --compare ${_run_out}/run_mpi2_1block --rtol 0)
 insdg_run_test(run_mpi3 3 run_taylor_mpi.ini --blocks 7)
 insdg_run_check(run_mpi3 "run_mpi1_out;run_mpi3_out" --steps 2 --files 3 --forces right --max-error u=5e-3
                 --compare ${_run_out}/run_mpi1 --rtol 1e-6)
