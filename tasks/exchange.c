@@ -159,7 +159,7 @@ void insdg_mpi_wait_quietly(int n, MPI_Request *req)
 double insdg_mpi_wait_seconds(void) { return 1e-9 * (double)atomic_load(&wait_ns); }
 
 /* this thread's buffer `slot` of at least `bytes` (grown by half again, never shrunk) */
-enum { NSLOTS = 5, SLOT_DESCR = 4 };
+enum { NSLOTS = 6, SLOT_DESCR = 4, SLOT_IFACES = 5 };
 static void *thread_buffer(int slot, size_t bytes)
 {
   static __thread void *buf[NSLOTS];
@@ -182,6 +182,8 @@ struct starpu_data_descr *insdg_thread_scratch_descr(int n)
 {
   return thread_buffer(SLOT_DESCR, sizeof(struct starpu_data_descr) * (size_t)n);
 }
+
+void **insdg_thread_scratch_interfaces(int n) { return thread_buffer(SLOT_IFACES, sizeof(void *) * (size_t)n); }
 
 /* ---- the exchange codelets ---------------------------------------------------------------
  * exchange: [token] [nf x own blocks] [nf x nnbr receive buffers], all in one task;

@@ -95,5 +95,7 @@ double insdg_mpi_wait_seconds(void);
 double *insdg_thread_scratch(int slot, size_t n);
 /* This thread's array of at least n task descriptors (for submission). */
 struct starpu_data_descr *insdg_thread_scratch_descr(int n);
+/* the same for a task's data interfaces, run on this thread (runtime.h, direct) */
+void **insdg_thread_scratch_interfaces(int n);
 
 #endif

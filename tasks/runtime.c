@@ -95,7 +95,7 @@ void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode 
 
 void insdg_runtime_unregister(starpu_data_handle_t h)
 {
-  if (host_worker) {   /* its last tasks may be this thread's to run */
+  if (host_drives()) {   /* its last tasks may be this thread's to run */
     insdg_runtime_acquire(h, STARPU_RW);
     starpu_data_release(h);
   }
@@ -485,15 +485,9 @@ int insdg_runtime_direct = 0;
 
 int insdg_runtime_run_now(struct starpu_task *task)
 {
-  static void **iface;   /* main thread only */
-  static unsigned cap;
   INSDG_CHECK(task && task->cl && task->cl->cpu_funcs[0]);
   const unsigned n = STARPU_TASK_GET_NBUFFERS(task);
-  if (n > cap) {
-    free(iface);
-    cap = n + 16;
-    iface = insdg_malloc(sizeof *iface * cap);
-  }
+  void **iface = insdg_thread_scratch_interfaces((int)n + 1);
   for (unsigned i = 0; i < n; ++i)
     iface[i] = starpu_data_get_interface_on_node(STARPU_TASK_GET_HANDLE(task, i), STARPU_MAIN_RAM);
   const int timed = insdg_runtime_tracing || starpu_profiling_status_get();
