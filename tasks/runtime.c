@@ -62,21 +62,33 @@ static int starpu_started = 0;
 /* the main thread drives a CPU worker (INSDG_HOST_WORKER=1; runtime.h) */
 static int host_worker = 0, host_worker_id = -1;
 static struct starpu_driver host_driver;
+static int host_spin = 0;   /* in insdg_runtime_wait_all: that worker must not sleep */
 
 int insdg_runtime_host_worker_id(void) { return host_worker ? host_worker_id : -1; }
+
+int insdg_runtime_host_keep_awake(void) { return __atomic_load_n(&host_spin, __ATOMIC_RELAXED); }
 
 const char *insdg_runtime_main_thread(void)
 {
   return insdg_runtime_direct ? "runs the tasks" : host_worker ? "drives a worker" : "submits";
 }
 
-/* the main thread runs its worker's tasks until *flag is set */
+/* The main thread runs its worker's tasks until *flag is set. With none to run, the driver
+   idles as StarPU's own workers do (tools/starpu-idle-workers.patch): it polls, yielding
+   its core, for STARPU_IDLE_POLL_US, then sleeps until a task is pushed to it or the
+   acquire callback below wakes it (the last worker awake polls on instead). */
 static void host_drive(volatile int *flag)
 {
   while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) starpu_driver_run_once(&host_driver);
 }
 
-static void acquired(void *arg) { __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE); }
+/* the flag set, then the wake-up: a driver that has not gone to sleep yet is kept awake
+   (StarPU's state_keep_awake, under the worker's lock), one asleep is signalled */
+static void acquired(void *arg)
+{
+  __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+  if (host_worker_id >= 0) starpu_wake_worker_relax_light(host_worker_id);
+}
 
 /* the main thread runs its worker's tasks in its waits, unless that worker is paused
    (taken_cores.h: another process took its core; its tasks go to the others) */
@@ -104,8 +116,11 @@ void insdg_runtime_unregister(starpu_data_handle_t h)
 
 void insdg_runtime_wait_all(void)
 {
-  if (host_drives())
+  if (host_drives()) {
+    __atomic_store_n(&host_spin, 1, __ATOMIC_RELAXED);
     while (starpu_task_nsubmitted() > 0) starpu_driver_run_once(&host_driver);
+    __atomic_store_n(&host_spin, 0, __ATOMIC_RELAXED);
+  }
   starpu_task_wait_for_all();
 }
 
@@ -268,10 +283,10 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     conf.disable_asynchronous_copy = 1, async_copies_off = 1;
 #endif
 #if !defined(STARPU_USE_CUDA) && !defined(STARPU_USE_HIP) && !defined(INSDG_STARPU_GPU)
-  /* the main thread drives the first CPU worker (INSDG_HOST_WORKER=1; runtime.h): with
-     insdg-home only, which keeps that worker from sleeping in the main thread's waits */
+  /* the main thread drives the first CPU worker (runtime.h; INSDG_HOST_WORKER=0: not): with
+     insdg-home only, which keeps that worker awake while insdg_runtime_wait_all drives it */
   const char *hw = getenv("INSDG_HOST_WORKER");
-  if (hw && atoi(hw) > 0 && nworkers >= 2 && conf.sched_policy == insdg_sched_home_policy()) {
+  if ((!hw || atoi(hw) > 0) && nworkers >= 2 && conf.sched_policy == insdg_sched_home_policy()) {
     host_driver.type = STARPU_CPU_WORKER, host_driver.id.cpu_id = 0;
     conf.not_launched_drivers = &host_driver, conf.n_not_launched_drivers = 1;
     host_worker = 1;
@@ -327,7 +342,7 @@ void insdg_runtime_shutdown(void)
   if (starpu_started) {
     if (insdg_runtime_direct) starpu_resume(), insdg_runtime_direct = 0;
     insdg_runtime_wait_all();
-    if (host_worker) starpu_driver_deinit(&host_driver), host_worker = 0;
+    if (host_worker) starpu_driver_deinit(&host_driver), host_worker = 0, host_worker_id = -1;
     insdg_runtime_trace_write();
     starpu_data_unregister(comm_token);
 #ifdef INSDG_STARPU_GPU

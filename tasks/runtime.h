@@ -130,6 +130,7 @@ extern int insdg_runtime_direct;
    with starpu_data_release), wait for every submitted task, unregister a handle. The
    worker's id, or -1 when the main thread drives none. */
 int insdg_runtime_host_worker_id(void);
+int insdg_runtime_host_keep_awake(void);
 void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 void insdg_runtime_wait_all(void);
 void insdg_runtime_unregister(starpu_data_handle_t h);

@@ -139,7 +139,7 @@ static struct starpu_task *home_pop(unsigned ctx)
   if (t) ++d->pops;
   d->busy[k] = t != NULL;
   STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
-  if (!t && me == insdg_runtime_host_worker_id()) {   /* the main thread's worker never sleeps */
+  if (!t && me == insdg_runtime_host_worker_id() && insdg_runtime_host_keep_awake()) {   /* the main thread's worker never sleeps */
     starpu_worker_lock_self();
     starpu_wake_worker_locked(me);
     starpu_worker_unlock_self();
