@@ -394,8 +394,7 @@ static void initial_velocity_guess(insdg_ins *ins, int d, insdg_dfield *x)
     insdg_task_copy(u[0], x);
     return;
   }
-  insdg_task_axpby(2.0, u[0], 0.0, x);
-  insdg_task_axpby(-1.0, u[1], 1.0, x);
+  insdg_task_lincomb(2, (const double[]){2.0, -1.0}, (insdg_dfield *[]){u[0], u[1]}, x);
 }
 
 /* Pressure increment: the last step's, dP^n = P^n - P*^n, with P*^n the extrapolation
@@ -407,10 +406,11 @@ static void initial_increment_guess(insdg_ins *ins, insdg_dfield *dp)
     insdg_task_axpby(0.0, ins->p[0], 0.0, dp);
     return;
   }
-  insdg_task_axpby(1.0, ins->p[0], 0.0, dp);
-  double c[MAX_S + 1];
+  double c[MAX_S + 1], a[MAX_S + 2] = {1.0};
+  insdg_dfield *x[MAX_S + 2] = {ins->p[0]};
   extrapolation(k, c);
-  for (int i = 0; i < k; ++i) insdg_task_axpby(-c[i], ins->p[i + 1], 1.0, dp);
+  for (int i = 0; i < k; ++i) a[i + 1] = -c[i], x[i + 1] = ins->p[i + 1];
+  insdg_task_lincomb(k + 1, a, x, dp);
 }
 
 static void rotate(insdg_dfield **hist, int n)
@@ -523,10 +523,12 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   if (o->Ns > 0) {
     subcycle(ins, S, beta);
   } else {
-    insdg_task_axpby(beta[0], ins->u[0], 0.0, ins->uhat), insdg_task_axpby(beta[0], ins->v[0], 0.0, ins->vhat);
-    for (int i = 1; i < S; ++i) insdg_task_axpby(beta[i], ins->u[i], 1.0, ins->uhat), insdg_task_axpby(beta[i], ins->v[i], 1.0, ins->vhat);
-    for (int i = 0; i < S; ++i)
-      insdg_task_axpby(-dt * alpha[i], ins->nu_[i], 1.0, ins->uhat), insdg_task_axpby(-dt * alpha[i], ins->nv_[i], 1.0, ins->vhat);
+    /* one task per block and component: the axpbys beta_0 U^n, + beta_i U^{n-i}, - dt alpha_i N^{n-i} */
+    double a[2 * MAX_S];
+    insdg_dfield *xu[2 * MAX_S], *xv[2 * MAX_S];
+    for (int i = 0; i < S; ++i) a[i] = beta[i], xu[i] = ins->u[i], xv[i] = ins->v[i];
+    for (int i = 0; i < S; ++i) a[S + i] = -dt * alpha[i], xu[S + i] = ins->nu_[i], xv[S + i] = ins->nv_[i];
+    insdg_task_lincomb(2 * S, a, xu, ins->uhat), insdg_task_lincomb(2 * S, a, xv, ins->vhat);
   }
 
   /* the host computes the step's boundary data while the workers run stage 1 (EXT: vector
@@ -538,8 +540,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   if (o->Ns > 0) step_boundary_data(ins, k, c, t1);
 
   /* P* = sigma P^n (its boundary data: gpstar) */
-  insdg_task_axpby(c[0], ins->p[0], 0.0, ins->pstar);
-  for (int i = 1; i < k; ++i) insdg_task_axpby(c[i], ins->p[i], 1.0, ins->pstar);
+  insdg_task_lincomb(k, c, ins->p, ins->pstar);
   const double *gpstar = ins->gpstar;
 
   /* 2. velocity Helmholtz: A Uhh = J M (Uhat/(nu dt) - G P* / nu) - A_g(0)      (INS_TD_3_2) */
@@ -587,8 +588,7 @@ int insdg_ins_step(insdg_ins *ins, insdg_ins_stats *st)
   insdg_task_axpby(-dt / gamma, ins->gx, 1.0, uhh), insdg_task_axpby(-dt / gamma, ins->gy, 1.0, vhh);
   rotate(ins->u, MAX_S), rotate(ins->v, MAX_S), rotate(ins->nu_, MAX_S), rotate(ins->nv_, MAX_S);
   rotate(ins->p, MAX_S + 1);
-  insdg_task_axpby(1.0, ins->pstar, 0.0, ins->p[0]);
-  insdg_task_axpby(1.0, ins->dp, 1.0, ins->p[0]);
+  insdg_task_lincomb(2, (const double[]){1.0, 1.0}, (insdg_dfield *[]){ins->pstar, ins->dp}, ins->p[0]);
   if (o->pure_neumann) insdg_pcg_fix_mean(ins->T, ins->p[0]);
   memmove(ins->t_hist + 1, ins->t_hist, sizeof(double) * MAX_S);
   ins->t = t1, ins->t_hist[0] = t1, ins->steps++;

@@ -2,6 +2,7 @@
  * runtime.h). */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "direct.h"
 #include "sched_home.h"
 
 #include <errno.h>
@@ -70,7 +71,8 @@ int insdg_runtime_host_keep_awake(void) { return __atomic_load_n(&host_spin, __A
 
 const char *insdg_runtime_main_thread(void)
 {
-  return insdg_runtime_direct ? "runs the tasks" : host_worker ? "drives a worker" : "submits";
+  if (insdg_runtime_direct) return insdg_direct_helpers() ? "runs the tasks with helpers" : "runs the tasks";
+  return host_worker ? "drives a worker" : "submits";
 }
 
 /* The main thread runs its worker's tasks until *flag is set. With none to run, the driver
@@ -94,8 +96,21 @@ static void acquired(void *arg)
    (taken_cores.h: another process took its core; its tasks go to the others) */
 static int host_drives(void) { return host_worker && !insdg_sched_home_worker_paused(host_worker_id); }
 
+/* CPU-only builds: the rank's own threads run the tasks (insdg_runtime_direct) unless
+   INSDG_DIRECT=0, or INSDG_PERFMODELS (StarPU samples its workers only) */
+static int direct_wanted(void)
+{
+#ifdef INSDG_STARPU_GPU
+  return 0;   /* the GPU path's codelets ask StarPU which worker runs them */
+#else
+  const char *direct = getenv("INSDG_DIRECT"), *models = getenv("INSDG_PERFMODELS");
+  return !(direct && !strcmp(direct, "0")) && !(models && atoi(models) > 0);
+#endif
+}
+
 void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode mode)
 {
+  if (insdg_runtime_direct) insdg_direct_wait_for(h, mode);   /* the helpers' tasks that use it */
   if (!host_drives()) {
     starpu_data_acquire(h, mode);
     return;
@@ -107,6 +122,7 @@ void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode 
 
 void insdg_runtime_unregister(starpu_data_handle_t h)
 {
+  if (insdg_runtime_direct) insdg_direct_wait_for(h, STARPU_RW);
   if (host_drives()) {   /* its last tasks may be this thread's to run */
     insdg_runtime_acquire(h, STARPU_RW);
     starpu_data_release(h);
@@ -116,6 +132,7 @@ void insdg_runtime_unregister(starpu_data_handle_t h)
 
 void insdg_runtime_wait_all(void)
 {
+  if (insdg_runtime_direct) insdg_direct_wait_all();
   if (host_drives()) {
     __atomic_store_n(&host_spin, 1, __ATOMIC_RELAXED);
     while (starpu_task_nsubmitted() > 0) starpu_driver_run_once(&host_driver);
@@ -286,7 +303,7 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
   /* the main thread drives the first CPU worker (runtime.h; INSDG_HOST_WORKER=0: not): with
      insdg-home only, which keeps that worker awake while insdg_runtime_wait_all drives it */
   const char *hw = getenv("INSDG_HOST_WORKER");
-  if ((!hw || atoi(hw) > 0) && nworkers >= 2 && conf.sched_policy == insdg_sched_home_policy()) {
+  if ((!hw || atoi(hw) > 0) && nworkers >= 2 && conf.sched_policy == insdg_sched_home_policy() && !direct_wanted()) {
     host_driver.type = STARPU_CPU_WORKER, host_driver.id.cpu_id = 0;
     conf.not_launched_drivers = &host_driver, conf.n_not_launched_drivers = 1;
     host_worker = 1;
@@ -327,11 +344,15 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
      paused (runtime.h, insdg_runtime_direct). The GPU path's codelets (a CUDA StarPU, or
      its CPU emulation) ask StarPU which worker runs them, and StarPU's performance models
      (INSDG_PERFMODELS) sample its workers only: not there. */
-  const char *direct = getenv("INSDG_DIRECT"), *models = getenv("INSDG_PERFMODELS");
-  if (starpu_cpu_worker_get_count() == 1 && starpu_cuda_worker_get_count() == 0 && !(direct && !strcmp(direct, "0")) &&
-      !(models && atoi(models) > 0)) {
+  const int ncpu = (int)starpu_cpu_worker_get_count();
+  if (starpu_cuda_worker_get_count() == 0 && direct_wanted() && (ncpu == 1 || conf.sched_policy == insdg_sched_home_policy())) {
     insdg_runtime_direct = 1;
-    starpu_pause();   /* the worker sleeps (StarPU's pause: a condition wait) */
+    starpu_pause();   /* the workers sleep (StarPU's pause: a condition wait) */
+    /* several workers: the main thread and ncpu - 1 helper threads run the tasks (direct.h) */
+    if (ncpu >= 2 && insdg_direct_start(ncpu)) {
+      starpu_resume(), insdg_runtime_direct = 0;   /* no thread: StarPU's workers, as with INSDG_DIRECT=0 */
+      fprintf(stderr, "insdg: warning: cannot start %d helper threads; StarPU's workers run the tasks\n", ncpu - 1);
+    }
   }
 #endif
   return 0;
@@ -340,7 +361,7 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
 void insdg_runtime_shutdown(void)
 {
   if (starpu_started) {
-    if (insdg_runtime_direct) starpu_resume(), insdg_runtime_direct = 0;
+    if (insdg_runtime_direct) insdg_direct_stop(), starpu_resume(), insdg_runtime_direct = 0;
     insdg_runtime_wait_all();
     if (host_worker) starpu_driver_deinit(&host_driver), host_worker = 0, host_worker_id = -1;
     insdg_runtime_trace_write();
@@ -411,6 +432,7 @@ void insdg_runtime_profile_reset(void)
 {
   if (!starpu_profiling_status_get()) return;
   direct_tasks = 0, direct_task_us = 0, direct_since_us = starpu_timing_now();
+  if (insdg_runtime_direct) insdg_direct_reset_counts();
   const int n = (int)starpu_worker_get_count();
   for (int w = 0; w < n; ++w) starpu_profiling_worker_get_info(w, NULL);   /* NULL: reset */
 }
@@ -420,9 +442,17 @@ void insdg_runtime_profile_get(insdg_runtime_profile *p)
   memset(p, 0, sizeof *p);
   if (!starpu_profiling_status_get()) return;
   p->enabled = 1;
-  if (insdg_runtime_direct) {   /* one CPU worker: the main thread */
-    p->workers[0] = 1, p->tasks[0] = direct_tasks;
-    p->task_seconds[0] = 1e-6 * direct_task_us, p->total_seconds[0] = 1e-6 * (starpu_timing_now() - direct_since_us);
+  if (insdg_runtime_direct) {   /* the main thread and the helpers */
+    insdg_direct_wait_all();
+    const int nt = 1 + insdg_direct_helpers();
+    const double span = 1e-6 * (starpu_timing_now() - direct_since_us);
+    for (int k = 0; k < nt; ++k) {
+      long tasks;
+      double us;
+      insdg_direct_counts(k, &tasks, &us);
+      if (k == 0) tasks += direct_tasks, us += direct_task_us;
+      p->workers[0] += 1, p->tasks[0] += tasks, p->task_seconds[0] += 1e-6 * us, p->total_seconds[0] += span;
+    }
     return;
   }
   const int n = (int)starpu_worker_get_count();
@@ -463,7 +493,9 @@ void insdg_tasks_wait(insdg_tasks *T)
 {
   (void)T;
   insdg_runtime_waited();
+  const double t0 = insdg_runtime_tracing && insdg_direct_helpers() ? starpu_timing_now() : 0;
   insdg_runtime_wait_all();
+  if (t0 > 0) insdg_runtime_trace_mark("host_wait", t0);   /* for the helpers (direct.h) */
 }
 
 /* ---- task trace (INSDG_TRACE) ---- */
@@ -498,7 +530,7 @@ void insdg_runtime_trace_task(void *arg)
 
 int insdg_runtime_direct = 0;
 
-int insdg_runtime_run_now(struct starpu_task *task)
+void insdg_runtime_run_here(struct starpu_task *task, int worker, long *tasks, double *task_us)
 {
   INSDG_CHECK(task && task->cl && task->cl->cpu_funcs[0]);
   const unsigned n = STARPU_TASK_GET_NBUFFERS(task);
@@ -510,11 +542,17 @@ int insdg_runtime_run_now(struct starpu_task *task)
   task->cl->cpu_funcs[0](iface, task->cl_arg);
   if (timed) {
     const double t1 = starpu_timing_now();
-    ++direct_tasks, direct_task_us += t1 - t0;
-    if (insdg_runtime_tracing) trace_push((trace_rec){starpu_task_get_name(task), 0, t0, t1});
+    ++*tasks, *task_us += t1 - t0;
+    if (insdg_runtime_tracing) trace_push((trace_rec){starpu_task_get_name(task), worker, t0, t1});
   }
   task->destroy = 0;   /* built, never submitted: freed here */
   starpu_task_destroy(task);
+}
+
+int insdg_runtime_run_now(struct starpu_task *task)
+{
+  if (insdg_direct_helpers()) insdg_direct_issue(task);
+  else insdg_runtime_run_here(task, 0, &direct_tasks, &direct_task_us);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "sched_home.h"
+#include "direct.h"
 #include "exchange.h"
 #include "ops_tasks.h"
 #include "starpu_gpu.h"
@@ -44,7 +45,14 @@ void insdg_dscalar_destroy(insdg_dscalar *s)
 double insdg_dscalar_get(insdg_dscalar *s, int c)
 {
   insdg_runtime_waited();
-  if (insdg_runtime_direct) return s->value_mem[c];   /* the tasks ran already */
+  if (insdg_runtime_direct) {   /* the tasks ran already, or run on a helper (direct.h) */
+    if (insdg_direct_helpers()) {
+      const double t0 = insdg_runtime_tracing ? starpu_timing_now() : 0;
+      insdg_direct_wait_for(s->value, STARPU_R);
+      insdg_runtime_trace_mark("host_wait", t0);
+    }
+    return s->value_mem[c];
+  }
   const double t0 = insdg_runtime_tracing ? starpu_timing_now() : 0;
   insdg_runtime_acquire(s->value, STARPU_R);
   insdg_runtime_trace_mark("host_wait", t0);
@@ -160,6 +168,17 @@ static void rank_sum(const double *mine, double *value, int m, int size)
     for (int k = 0; k < m; ++k) value[k] += all[r * m + k];
 }
 
+/* y = alpha x + beta y (beta = 0: y not read). One compiled loop for the axpby task and
+   the terms of a linear combination (insdg_task_lincomb), so that both make the same bits. */
+__attribute__((noinline)) static void axpby_run(int n, double alpha, const double *restrict x, double beta,
+                                                double *restrict y)
+{
+  if (beta == 0.0)   /* y may be uninitialised: never read it */
+    for (int i = 0; i < n; ++i) y[i] = alpha * x[i];
+  else
+    for (int i = 0; i < n; ++i) y[i] = alpha * x[i] + beta * y[i];
+}
+
 /* one block's vector task on its buffers (vec_op's, or fused work's: insdg_then) */
 static void vec_run(vec_args a, void *buffers[])
 {
@@ -178,15 +197,9 @@ static void vec_run(vec_args a, void *buffers[])
       if (a.gpos) insdg_op_local_gradient(a.op, a.b, VEC(a.gsrc), VEC(a.gpos), VEC(a.gpos + 1));
       break;
     }
-    case V_AXPBY: {
-      const double *x = VEC(0);
-      double *y = VEC(1);
-      if (a.beta == 0.0)   /* y may be uninitialised: never read it */
-        for (int i = 0; i < a.n; ++i) y[i] = a.alpha * x[i];
-      else
-        for (int i = 0; i < a.n; ++i) y[i] = a.alpha * x[i] + a.beta * y[i];
+    case V_AXPBY:
+      axpby_run(a.n, a.alpha, VEC(0), a.beta, VEC(1));
       break;
-    }
     case V_COPY:
       memcpy(VEC(1), VEC(0), sizeof(double) * (size_t)a.n);
       break;
@@ -546,6 +559,61 @@ void insdg_task_combine(insdg_dfield *z, double sign, insdg_dscalar *c, int m, i
     d[nd++] = (struct starpu_data_descr){c->value, STARPU_R};
     d[nd++] = (struct starpu_data_descr){y->block[b], STARPU_W};
     insert(T, &a, d, nd);
+  }
+}
+
+/* insdg_task_lincomb: a block's [x_0 .. x_{m-1}, y] */
+typedef struct {
+  int n, m;
+  double alpha[INSDG_LINCOMB_MAX];
+} lincomb_args;
+
+static void lincomb_cpu(void *buffers[], void *cl_arg)
+{
+  lincomb_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[a.m]);
+  for (int k = 0; k < a.m; ++k)
+    axpby_run(a.n, a.alpha[k], (const double *)STARPU_VECTOR_GET_PTR(buffers[k]), k == 0 ? 0.0 : 1.0, y);
+}
+
+#ifdef INSDG_STARPU_GPU
+static void lincomb_cuda(void *buffers[], void *cl_arg)   /* the axpby tasks' launches, one per term */
+{
+  lincomb_args a;
+  starpu_codelet_unpack_args(cl_arg, &a);
+  void *stream = insdg_starpu_gpu_stream();
+  double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[a.m]);
+  int rc = 0;
+  for (int k = 0; k < a.m && !rc; ++k)
+    rc = insdg_gpu_axpby((size_t)a.n, a.alpha[k], (const double *)STARPU_VECTOR_GET_PTR(buffers[k]), k == 0 ? 0.0 : 1.0,
+                         y, stream);
+  insdg_starpu_gpu_check(rc, "vector operation");
+}
+#endif
+
+static struct starpu_codelet lincomb_cl = {
+    INSDG_CODELET_FUNCS(lincomb_cpu, lincomb_cuda)
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = "insdg_lincomb"};
+
+void insdg_task_lincomb(int m, const double *alpha, insdg_dfield *const *x, insdg_dfield *y)
+{
+  INSDG_CHECK(m >= 1 && m <= INSDG_LINCOMB_MAX);
+  for (int k = 0; k < m; ++k) INSDG_CHECK(x[k] != y);
+  insdg_tasks *T = y->T;
+  const insdg_layout *L = T->L;
+#ifdef INSDG_STARPU_GPU
+  lincomb_cl.where = insdg_starpu_gpu_where();
+#endif
+  for (int b = T->b_begin; b < T->b_end; ++b) {
+    lincomb_args a = {.n = L->block[b]->K * L->mesh->ref->Np, .m = m};
+    for (int k = 0; k < m; ++k) a.alpha[k] = alpha[k];
+    struct starpu_data_descr d[INSDG_LINCOMB_MAX + 1];
+    for (int k = 0; k < m; ++k) d[k] = (struct starpu_data_descr){x[k]->block[b], STARPU_R};
+    d[m] = (struct starpu_data_descr){y->block[b], STARPU_W};
+    const int status = INSDG_TASK_INSERT(&lincomb_cl, STARPU_DATA_MODE_ARRAY, d, m + 1, STARPU_VALUE, &a, sizeof a,
+                                         STARPU_NAME, "lincomb", 0);
+    INSDG_CHECK(status == 0);
   }
 }
 

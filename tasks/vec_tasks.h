@@ -56,6 +56,10 @@ void insdg_task_axpy(insdg_coef c, insdg_dfield *x, insdg_dfield *y);
 void insdg_task_xpay(insdg_dfield *x, insdg_coef c, insdg_dfield *y);
 /* y = alpha x + beta y (host constants; beta = 0 overwrites y) */
 void insdg_task_axpby(double alpha, insdg_dfield *x, double beta, insdg_dfield *y);
+/* y = sum_{k < m} alpha[k] x[k] (host constants, m <= INSDG_LINCOMB_MAX, no x[k] = y): one
+   task per block, the bits of the axpbys y = alpha_0 x_0, then y = alpha_k x_k + 1 y */
+enum { INSDG_LINCOMB_MAX = 8 };
+void insdg_task_lincomb(int m, const double *alpha, insdg_dfield *const *x, insdg_dfield *y);
 /* y = z + sign * sum_{k < m} c_k x[k] (z NULL: 0), c_k the components of c's value (m <= c->ncomp):
    one task per block (solution projection, projection.h) */
 void insdg_task_combine(insdg_dfield *z, double sign, insdg_dscalar *c, int m, insdg_dfield *const *x, insdg_dfield *y);

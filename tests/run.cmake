@@ -9,6 +9,8 @@
 #  run_workers2         the same on 2 CPU workers (run_taylor: 1), 4 blocks: bitwise the same
 #  run_host_worker      the same, the main thread driving one of the workers (INSDG_HOST_WORKER=1);
 #                       run_mpi2_host_worker on 2 ranks of 2 workers against run_mpi1
+#  run_helpers3         the same on 3 workers: the main thread and 2 helper threads (direct.h)
+#  run_mpi2_helpers     2 ranks of 2 workers (a helper thread each) against run_mpi1
 #  run_traced           the same on 2 workers with INSDG_TRACE: the trace holds the loop's
 #                       tasks and host waits; the fields bitwise those of run_workers2
 #  run_taylor_profiled  the same with STARPU_PROFILING=1: summary.json's "runtime" block
@@ -71,10 +73,12 @@ if((INSDG_STARPU_HAS_CUDA AND TARGET insdg_cuda) OR (INSDG_STARPU_HAS_HIP AND TA
   set(_run_direct "")
   set(_run_home "")
   set(_run_drives "")
+  set(_run_helpers "")
 else()
   set(_run_direct --scheduler direct --main-thread "runs the tasks")
   set(_run_home --scheduler insdg-home --main-thread submits)
   set(_run_drives --main-thread "drives a worker")
+  set(_run_helpers --scheduler direct --main-thread "runs the tasks with helpers")
 endif()
 insdg_run_test(run_taylor 1 run_taylor.ini --blocks 4)
 set_property(TEST run_taylor APPEND PROPERTY ENVIRONMENT STARPU_NCPU=1)
@@ -91,20 +95,33 @@ insdg_run_check(run_taylor_starpu "run_taylor_starpu_out;run_taylor_out" --steps
 insdg_run_test(run_workers2 1 run_taylor.ini --blocks 4)
 set_property(TEST run_workers2 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
 insdg_run_check(run_workers2 run_workers2_out --steps 5 --files 4 --forces right left --coefficients
-                --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 --compare ${_run_out}/run_taylor --rtol 0)
+                --max-error u=1e-3 v=1e-3 p=5e-3 --workers 2 ${_run_helpers} --compare ${_run_out}/run_taylor --rtol 0)
 set_property(TEST check_run_workers2 APPEND PROPERTY FIXTURES_REQUIRED run_taylor_out)
 
-# the same with the main thread driving one of the 2 workers (INSDG_HOST_WORKER=1): its
-# waits run that worker's tasks; the fields bitwise those of run_taylor
+# the same through StarPU's scheduler (INSDG_DIRECT=0) with the main thread driving one of
+# the 2 workers (INSDG_HOST_WORKER=1): its waits run that worker's tasks; the fields
+# bitwise those of run_taylor
 insdg_run_test(run_host_worker 1 run_taylor.ini --blocks 4)
-set_property(TEST run_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
+set_property(TEST run_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_DIRECT=0 INSDG_HOST_WORKER=1)
 insdg_run_check(run_host_worker "run_host_worker_out;run_taylor_out" --steps 5 --files 4 --forces right left --coefficients
                 --workers 2 ${_run_drives} --compare ${_run_out}/run_taylor --rtol 0)
 # and on 2 ranks of 2 workers and 2 blocks each: against run_mpi1, to round-off
 insdg_run_test(run_mpi2_host_worker 2 run_taylor_mpi.ini --blocks 4)
-set_property(TEST run_mpi2_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_HOST_WORKER=1)
+set_property(TEST run_mpi2_host_worker APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2 INSDG_DIRECT=0 INSDG_HOST_WORKER=1)
 insdg_run_check(run_mpi2_host_worker "run_mpi1_out;run_mpi2_host_worker_out" --steps 2 --files 3 --forces right
                 --max-error u=5e-3 ${_run_drives} --compare ${_run_out}/run_mpi1 --rtol 1e-6)
+
+# 3 workers on the 4 blocks, the main thread and 2 helper threads running them (direct.h:
+# blocks 0 and 3 on the main thread, 1 and 2 on the helpers): bitwise those of run_taylor
+insdg_run_test(run_helpers3 1 run_taylor.ini --blocks 4)
+set_property(TEST run_helpers3 APPEND PROPERTY ENVIRONMENT STARPU_NCPU=3)
+insdg_run_check(run_helpers3 "run_helpers3_out;run_taylor_out" --steps 5 --files 4 --forces right left --coefficients
+                --workers 3 ${_run_helpers} --compare ${_run_out}/run_taylor --rtol 0)
+# and 2 ranks of 2 workers (a helper thread each) and 2 blocks each: against run_mpi1, to round-off
+insdg_run_test(run_mpi2_helpers 2 run_taylor_mpi.ini --blocks 4)
+set_property(TEST run_mpi2_helpers APPEND PROPERTY ENVIRONMENT STARPU_NCPU=2)
+insdg_run_check(run_mpi2_helpers "run_mpi1_out;run_mpi2_helpers_out" --steps 2 --files 3 --forces right
+                --max-error u=5e-3 ${_run_helpers} --compare ${_run_out}/run_mpi1 --rtol 1e-6)
 
 # the same case traced (INSDG_TRACE, 2 workers): every task and host wait in the trace,
 # the fields bitwise those of run_workers2

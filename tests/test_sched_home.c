@@ -130,7 +130,8 @@ static void block_of_tasks(void)
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_HOST_WORKER", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_HOST_WORKER", "0", 1);
   char err[256];
   insdg_runtime_opts opts = {.ncpu = 2};
   if (insdg_runtime_init(&argc, &argv, &opts, err, sizeof err)) insdg_die_user(err);

@@ -183,7 +183,8 @@ static int busy(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_HOST_WORKER", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  setenv("INSDG_HOST_WORKER", "0", 1);
   if (argc == 2 && !strcmp(argv[1], "rule")) return rule();
   if (argc == 2 && !strcmp(argv[1], "busy")) return busy(argc, argv);
   fprintf(stderr, "usage: test_taken_cores rule|busy\n");

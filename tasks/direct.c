@@ -1,0 +1,295 @@
+/* direct.c -- a CPU-only rank's tasks on its main thread and helper threads (direct.h). */
+#define _GNU_SOURCE   /* syscall */
+#include "direct.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "runtime.h"
+#include "sched_home.h"
+
+/* RING tasks in flight per helper at most; a task of more than MAXH handles runs on the
+   main thread; SPIN_NS of spinning before a waiting thread sleeps */
+enum { RING = 1024, MAXH = 24, MAXW = 256 };
+#define SPIN_NS 30000.0
+
+typedef struct {
+  struct starpu_task *task;
+  int n;
+  starpu_data_handle_t h[MAXH];
+  unsigned char writes[MAXH];
+  int ndep;                  /* W > 2: tasks of other helpers to wait for, */
+  int dep_helper[4];         /* helper index (1 ..) */
+  unsigned dep_done[4];      /* and its done count to reach */
+} entry;
+
+typedef struct {
+  _Alignas(64) _Atomic unsigned pushed;   /* tasks given (the main thread writes it) */
+  _Atomic int sleeping;                   /* the helper sleeps on pushed */
+  _Alignas(64) _Atomic unsigned done;     /* tasks run (the helper writes it) */
+  _Atomic int waited_on;                  /* another thread sleeps on done */
+  _Alignas(64) long tasks;
+  double task_us;
+  int index;
+  pthread_t thread;
+  entry ring[RING];
+} helper;
+
+static helper *hp[MAXW];   /* hp[1 .. W - 1] */
+static int W = 1;
+static _Atomic int stopping;
+static long main_tasks;
+static double main_task_us;
+
+static long futex(_Atomic unsigned *addr, int op, unsigned val)
+{
+  return syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static double now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
+
+/* (int)(a - b) >= 0: a has reached b (counters wrap) */
+static inline int reached(unsigned a, unsigned b) { return (int)(a - b) >= 0; }
+
+/* until H->done reaches target: spin, then sleep on the futex (H wakes its sleepers) */
+static void wait_done(helper *H, unsigned target)
+{
+  if (reached(atomic_load_explicit(&H->done, memory_order_acquire), target)) return;
+  const double t0 = now_ns();
+  for (int i = 0;; ++i) {
+    if (reached(atomic_load_explicit(&H->done, memory_order_acquire), target)) return;
+    relax();
+    if ((i & 63) == 63 && now_ns() - t0 > SPIN_NS) break;
+  }
+  atomic_fetch_add(&H->waited_on, 1);
+  for (;;) {
+    const unsigned d = atomic_load(&H->done);
+    if (reached(d, target)) break;
+    futex(&H->done, FUTEX_WAIT_PRIVATE, d);
+  }
+  atomic_fetch_sub(&H->waited_on, 1);
+}
+
+static void *helper_main(void *arg)
+{
+  helper *H = arg;
+  unsigned mine = 0;
+  for (;;) {
+    unsigned p = atomic_load_explicit(&H->pushed, memory_order_acquire);
+    if (p == mine) {   /* nothing to run: spin, then sleep until given a task */
+      const double t0 = now_ns();
+      for (int i = 0; p == mine && !atomic_load(&stopping); ++i) {
+        relax();
+        p = atomic_load_explicit(&H->pushed, memory_order_acquire);
+        if ((i & 63) == 63 && now_ns() - t0 > SPIN_NS) break;
+      }
+      while (p == mine && !atomic_load(&stopping)) {
+        atomic_store(&H->sleeping, 1);
+        p = atomic_load(&H->pushed);
+        if (p == mine && !atomic_load(&stopping)) futex(&H->pushed, FUTEX_WAIT_PRIVATE, mine);
+        atomic_store(&H->sleeping, 0);
+        p = atomic_load_explicit(&H->pushed, memory_order_acquire);
+      }
+      if (p == mine) return NULL;   /* stopping, all done */
+    }
+    entry *e = &H->ring[mine % RING];
+    for (int k = 0; k < e->ndep; ++k) wait_done(hp[e->dep_helper[k]], e->dep_done[k]);
+    insdg_runtime_run_here(e->task, H->index, &H->tasks, &H->task_us);
+    atomic_store(&H->done, ++mine);   /* seq_cst: ordered before the load of waited_on */
+    if (atomic_load(&H->waited_on)) futex(&H->done, FUTEX_WAKE_PRIVATE, INT_MAX);
+  }
+}
+
+int insdg_direct_start(int workers)
+{
+  INSDG_CHECK(W == 1 && workers >= 2 && workers <= MAXW);
+  atomic_store(&stopping, 0);
+  for (int k = 1; k < workers; ++k) {
+    helper *H;
+    if (posix_memalign((void **)&H, 64, sizeof *H)) return insdg_direct_stop(), -1;
+    *H = (helper){.index = k};
+    atomic_init(&H->pushed, 0), atomic_init(&H->done, 0), atomic_init(&H->sleeping, 0), atomic_init(&H->waited_on, 0);
+    if (pthread_create(&H->thread, NULL, helper_main, H)) return free(H), insdg_direct_stop(), -1;
+    hp[k] = H, W = k + 1;
+  }
+  return 0;
+}
+
+void insdg_direct_stop(void)
+{
+  insdg_direct_wait_all();
+  atomic_store(&stopping, 1);
+  for (int k = 1; k < W; ++k) {
+    futex(&hp[k]->pushed, FUTEX_WAKE_PRIVATE, INT_MAX);
+    pthread_join(hp[k]->thread, NULL);
+    free(hp[k]), hp[k] = NULL;
+  }
+  W = 1;
+}
+
+int insdg_direct_helpers(void) { return W - 1; }
+
+static int conflicts(const entry *e, const starpu_data_handle_t *h, const unsigned char *writes, int n)
+{
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < e->n; ++j)
+      if (e->h[j] == h[i] && (writes[i] || e->writes[j])) return 1;
+  return 0;
+}
+
+/* the done count of helper H that covers its newest task in flight conflicting with the
+   access list, or H's done count now when none does */
+static unsigned newest_conflict(helper *H, const starpu_data_handle_t *h, const unsigned char *writes, int n)
+{
+  const unsigned done = atomic_load_explicit(&H->done, memory_order_acquire);
+  const unsigned pushed = atomic_load_explicit(&H->pushed, memory_order_relaxed);   /* ours */
+  for (unsigned s = pushed; s != done; --s)
+    if (conflicts(&H->ring[(s - 1) % RING], h, writes, n)) return s;
+  return done;
+}
+
+/* The main thread's own tasks wait here, in submission order, until the main thread issues
+   its next own task (or a helper's task that conflicts with one, or waits): so that, block 0
+   being the main thread's and block 1 a helper's, the main thread runs an operation's
+   block-0 task after it gave the helper that operation's block-1 task, and the two run at
+   once. A helper's task is never given before the main thread's earlier tasks it
+   conflicts with have run: helpers never wait for the main thread. */
+enum { PEND = 1 };
+static struct {
+  struct starpu_task *task;
+  int n;
+  starpu_data_handle_t h[MAXH];
+  unsigned char writes[MAXH];
+} pending[PEND];
+static int npending;
+
+/* the main thread runs a task once the helpers' conflicting tasks in flight have run */
+static void run_main(struct starpu_task *task)
+{
+  const int n = (int)STARPU_TASK_GET_NBUFFERS(task);
+  for (int i = 0; i < n; ++i) {
+    const starpu_data_handle_t hi = STARPU_TASK_GET_HANDLE(task, i);
+    const unsigned char wi = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
+    for (int j = 1; j < W; ++j) wait_done(hp[j], newest_conflict(hp[j], &hi, &wi, 1));
+  }
+  insdg_runtime_run_here(task, 0, &main_tasks, &main_task_us);
+}
+
+/* run the first m pending tasks */
+static void run_pending(int m)
+{
+  for (int i = 0; i < m; ++i) run_main(pending[i].task);
+  memmove(pending, pending + m, sizeof pending[0] * (size_t)(npending - m));
+  npending -= m;
+}
+
+void insdg_direct_wait_for(starpu_data_handle_t h, enum starpu_data_access_mode mode)
+{
+  run_pending(npending);
+  const unsigned char w = (mode & STARPU_W) != 0;
+  for (int k = 1; k < W; ++k) wait_done(hp[k], newest_conflict(hp[k], &h, &w, 1));
+}
+
+void insdg_direct_wait_all(void)
+{
+  run_pending(npending);
+  for (int k = 1; k < W; ++k) wait_done(hp[k], atomic_load_explicit(&hp[k]->pushed, memory_order_relaxed));
+}
+
+/* the thread a task runs on: its block's home (sched_home.h's rule), the main thread for
+   rank-level tasks and those that hold the communication token (their MPI calls) */
+static int home_of(struct starpu_task *t, int n)
+{
+  const starpu_data_handle_t token = insdg_runtime_comm_token();
+  for (int i = 0; i < n; ++i)
+    if (STARPU_TASK_GET_HANDLE(t, i) == token) return 0;
+  const int b = insdg_sched_home_block(t);
+  return b < 0 ? 0 : b % W;
+}
+
+void insdg_direct_issue(struct starpu_task *task)
+{
+  const int n = (int)STARPU_TASK_GET_NBUFFERS(task);
+  const int k = n <= MAXH ? home_of(task, n) : 0;
+  if (k == 0) {   /* the main thread's: it waits in pending[] (see above) */
+    if (n > MAXH) {
+      run_pending(npending), run_main(task);
+      return;
+    }
+    if (npending == PEND) run_pending(1);
+    pending[npending].task = task, pending[npending].n = n;
+    for (int i = 0; i < n; ++i) {
+      pending[npending].h[i] = STARPU_TASK_GET_HANDLE(task, i);
+      pending[npending].writes[i] = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
+    }
+    ++npending;
+    return;
+  }
+  helper *H = hp[k];
+  const unsigned p = atomic_load_explicit(&H->pushed, memory_order_relaxed);
+  wait_done(H, p - RING + 1);   /* a free slot */
+  entry *e = &H->ring[p % RING];
+  e->task = task, e->n = n, e->ndep = 0;
+  for (int i = 0; i < n; ++i) {
+    e->h[i] = STARPU_TASK_GET_HANDLE(task, i);
+    e->writes[i] = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
+  }
+  for (int i = npending - 1; i >= 0; --i) {   /* the main thread's conflicting tasks run first */
+    entry m = {.n = pending[i].n};
+    for (int j = 0; j < m.n; ++j) m.h[j] = pending[i].h[j], m.writes[j] = pending[i].writes[j];
+    if (conflicts(&m, e->h, e->writes, n)) {
+      run_pending(i + 1);
+      break;
+    }
+  }
+  for (int j = 1; j < W; ++j) {   /* the other helpers' conflicting tasks: H waits for them */
+    if (j == k) continue;
+    const unsigned d = newest_conflict(hp[j], e->h, e->writes, n);
+    if (reached(atomic_load_explicit(&hp[j]->done, memory_order_acquire), d)) continue;
+    if (e->ndep == 4) {   /* more than four: wait here */
+      wait_done(hp[j], d);
+      continue;
+    }
+    e->dep_helper[e->ndep] = j, e->dep_done[e->ndep] = d, ++e->ndep;
+  }
+  atomic_store(&H->pushed, p + 1);   /* seq_cst: ordered before the load of sleeping */
+  if (atomic_load(&H->sleeping)) futex(&H->pushed, FUTEX_WAKE_PRIVATE, 1);
+}
+
+void insdg_direct_counts(int k, long *tasks, double *task_us)
+{
+  if (k == 0) *tasks = main_tasks, *task_us = main_task_us;
+  else if (k < W) *tasks = hp[k]->tasks, *task_us = hp[k]->task_us;
+  else *tasks = 0, *task_us = 0;
+}
+
+void insdg_direct_reset_counts(void)
+{
+  insdg_direct_wait_all();
+  main_tasks = 0, main_task_us = 0;
+  for (int k = 1; k < W; ++k) hp[k]->tasks = 0, hp[k]->task_us = 0;
+}
