@@ -1,11 +1,12 @@
 /* direct.c -- a CPU-only rank's tasks on its main thread and helper threads (direct.h). */
-#define _GNU_SOURCE   /* syscall */
+#define _GNU_SOURCE   /* syscall, CPU_SET, pthread_setaffinity_np */
 #include "direct.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,12 +42,16 @@ typedef struct {
   _Alignas(64) long tasks;
   double task_us;
   int index;
+  int tid, cpu;              /* its thread id and the CPU it is bound to (-1: not bound) */
   pthread_t thread;
   entry ring[RING];
 } helper;
 
 static helper *hp[MAXW];   /* hp[1 .. W - 1] */
 static int W = 1;
+static int to[MAXW];         /* thread k's blocks run on thread to[k]: k, or another while k is paused */
+static int main_tid, main_cpu = -1, cpus[MAXW];   /* cpus[k]: thread k's CPU, when bound */
+static cpu_set_t main_mask;                        /* the main thread's mask before (main_cpu >= 0) */
 static _Atomic int stopping;
 static long main_tasks;
 static double main_task_us;
@@ -94,9 +99,21 @@ static void wait_done(helper *H, unsigned target)
   atomic_fetch_sub(&H->waited_on, 1);
 }
 
+/* bind the calling thread to cpu (-1: leave it) */
+static void bind_to(int cpu)
+{
+  if (cpu < 0) return;
+  cpu_set_t m;
+  CPU_ZERO(&m);
+  CPU_SET(cpu, &m);
+  pthread_setaffinity_np(pthread_self(), sizeof m, &m);
+}
+
 static void *helper_main(void *arg)
 {
   helper *H = arg;
+  bind_to(H->cpu);
+  __atomic_store_n(&H->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
   unsigned mine = 0;
   for (;;) {
     unsigned p = atomic_load_explicit(&H->pushed, memory_order_acquire);
@@ -124,18 +141,38 @@ static void *helper_main(void *arg)
   }
 }
 
+/* Threads are bound one per CPU as StarPU binds its workers, to the first W CPUs of the
+   process's mask, unless STARPU_WORKERS_NOBIND is set (runtime.c sets it when the workers
+   are fewer than the cores) or the mask holds fewer than W */
+static void choose_cpus(int workers)
+{
+  for (int k = 0; k < workers; ++k) cpus[k] = -1;
+  const char *nobind = getenv("STARPU_WORKERS_NOBIND");
+  cpu_set_t m;
+  if ((nobind && atoi(nobind) > 0) || sched_getaffinity(0, sizeof m, &m) || CPU_COUNT(&m) < workers) return;
+  for (int c = 0, k = 0; c < CPU_SETSIZE && k < workers; ++c)
+    if (CPU_ISSET(c, &m)) cpus[k++] = c;
+}
+
 int insdg_direct_start(int workers)
 {
   INSDG_CHECK(W == 1 && workers >= 2 && workers <= MAXW);
   atomic_store(&stopping, 0);
+  choose_cpus(workers);
+  for (int k = 0; k < workers; ++k) to[k] = k;
+  main_tid = (int)syscall(SYS_gettid), main_cpu = cpus[0];
   for (int k = 1; k < workers; ++k) {
     helper *H;
     if (posix_memalign((void **)&H, 64, sizeof *H)) return insdg_direct_stop(), -1;
-    *H = (helper){.index = k};
+    *H = (helper){.index = k, .cpu = cpus[k]};
     atomic_init(&H->pushed, 0), atomic_init(&H->done, 0), atomic_init(&H->sleeping, 0), atomic_init(&H->waited_on, 0);
     if (pthread_create(&H->thread, NULL, helper_main, H)) return free(H), insdg_direct_stop(), -1;
     hp[k] = H, W = k + 1;
   }
+  if (main_cpu >= 0 && pthread_getaffinity_np(pthread_self(), sizeof main_mask, &main_mask)) main_cpu = -1;
+  bind_to(main_cpu);   /* after the helpers' creation: they inherit the whole mask */
+  for (int k = 1; k < W; ++k)   /* their thread ids */
+    while (!__atomic_load_n(&hp[k]->tid, __ATOMIC_ACQUIRE)) sched_yield();
   return 0;
 }
 
@@ -149,6 +186,8 @@ void insdg_direct_stop(void)
     free(hp[k]), hp[k] = NULL;
   }
   W = 1;
+  if (main_cpu >= 0) pthread_setaffinity_np(pthread_self(), sizeof main_mask, &main_mask);   /* as it was */
+  main_cpu = -1;
 }
 
 int insdg_direct_helpers(void) { return W - 1; }
@@ -228,7 +267,22 @@ static int home_of(struct starpu_task *t, int n)
   for (int i = 0; i < n; ++i)
     if (STARPU_TASK_GET_HANDLE(t, i) == token) return 0;
   const int b = insdg_sched_home_block(t);
-  return b < 0 ? 0 : b % W;
+  return b < 0 ? 0 : to[b % W];
+}
+
+int insdg_direct_pause(const int *paused)
+{
+  int run[MAXW], nrun = 0;
+  for (int k = 0; k < W; ++k)
+    if (!paused[k]) run[nrun++] = k;
+  for (int k = 0, next = 0; k < W; ++k) to[k] = nrun > 0 && paused[k] ? run[next++ % nrun] : k;
+  return nrun > 0 ? nrun : W;
+}
+
+void insdg_direct_thread(int k, int *tid, int *cpu)
+{
+  *tid = k == 0 ? main_tid : k < W ? hp[k]->tid : -1;
+  *cpu = k == 0 ? main_cpu : k < W ? hp[k]->cpu : -1;
 }
 
 void insdg_direct_issue(struct starpu_task *task)

@@ -37,6 +37,12 @@ void insdg_direct_issue(struct starpu_task *task);
 void insdg_direct_wait_for(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 /* Wait until every task issued has run. */
 void insdg_direct_wait_all(void);
+/* Thread k's blocks to another thread while paused[k] (taken_cores.h: another process
+   took its core; at least one thread keeps its own): the running threads take the paused
+   ones' in turn. Returns the threads that run blocks. */
+int insdg_direct_pause(const int *paused);
+/* Thread k's (0: the main thread) id and the CPU it is bound to (-1: not bound). */
+void insdg_direct_thread(int k, int *tid, int *cpu);
 /* Tasks run and their time (us) by thread k (0: main), counted while `timed` below is set
    by the caller's profiling or tracing. */
 void insdg_direct_counts(int k, long *tasks, double *task_us);

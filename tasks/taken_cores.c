@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "taken_cores.h"
 
+#include "direct.h"
 #include "error.h"
 #include "runtime.h"
 #include "sched_home.h"
@@ -48,6 +49,12 @@ int insdg_taken_cores_decide(int n, const double *busy, const double *cpu, doubl
 #undef OTHERS
   if (w >= 0) paused[w] = 0;
   return w;
+}
+
+/* the rank's threads (direct.h) or StarPU's workers under insdg-home (sched_home.h) */
+static int pause_workers(const int *paused)
+{
+  return insdg_runtime_direct ? insdg_direct_pause(paused) : insdg_sched_home_pause(paused);
 }
 
 struct insdg_taken_cores {
@@ -130,15 +137,17 @@ insdg_taken_cores *insdg_taken_cores_start(char *why, size_t whylen)
   const char *env = getenv("INSDG_PAUSE_WORKERS");
   const char *reason = NULL;
   const int n = (int)starpu_cpu_worker_get_count();
+  const int direct = insdg_runtime_direct && insdg_direct_helpers() > 0;   /* the rank's threads run the tasks */
   if (env && !strcmp(env, "0")) reason = "INSDG_PAUSE_WORKERS=0";
-  else if (strcmp(insdg_runtime_scheduler(), "insdg-home")) reason = "another scheduler than insdg-home";
+  else if (!direct && strcmp(insdg_runtime_scheduler(), "insdg-home")) reason = "another scheduler than insdg-home";
   else if (n < 2) reason = "one CPU worker";
   else if (n > STARPU_MAXCPUS) reason = "more CPU workers than StarPU's CPU limit";
   insdg_taken_cores *w = NULL;
   if (!reason) {
     w = insdg_calloc(1, sizeof *w);
     w->n = n;
-    for (int id = 0, k = 0; id < (int)starpu_worker_get_count(); ++id) {
+    for (int k = 0; direct && k < n; ++k) insdg_direct_thread(k, &w->tid[k], &w->cpu[k]);
+    for (int id = 0, k = 0; !direct && id < (int)starpu_worker_get_count(); ++id) {
       if (starpu_worker_get_type(id) != STARPU_CPU_WORKER) continue;
       w->tid[k] = -1;
       if (id == insdg_runtime_host_worker_id())   /* the main thread is that worker */
@@ -183,7 +192,7 @@ int insdg_taken_cores_poll(insdg_taken_cores *w, char *msg, size_t msglen)
   const int k = insdg_taken_cores_decide(w->n, b, cpu, ours, delay, w->paused, other);
   sample(w);
   if (k < 0) return 0;
-  INSDG_CHECK(insdg_sched_home_pause(w->paused) > 0);
+  INSDG_CHECK(pause_workers(w->paused) > 0);
   w->npaused += w->paused[k] ? 1 : -1;
   w->pauses += w->paused[k];
   if (w->paused[k])
@@ -207,7 +216,7 @@ void insdg_taken_cores_stop(insdg_taken_cores *w)
   if (!w) return;
   if (w->npaused) {
     int none[STARPU_MAXCPUS] = {0};
-    insdg_sched_home_pause(none);
+    pause_workers(none);
   }
   free(w);
 }

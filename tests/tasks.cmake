@@ -92,13 +92,16 @@ add_test(NAME taken_cores_rule COMMAND $<TARGET_FILE:test_taken_cores> rule)
 set_tests_properties(taken_cores_rule PROPERTIES LABELS unit)
 cmake_host_system_information(RESULT _ncores QUERY NUMBER_OF_LOGICAL_CORES)
 find_program(INSDG_TASKSET taskset)
-if(INSDG_TASKSET AND _ncores GREATER 1)
-  add_test(NAME taken_cores_busy COMMAND ${INSDG_TASKSET} -c 0,1 $<TARGET_FILE:test_taken_cores> busy)
-else()
-  add_test(NAME taken_cores_busy COMMAND $<TARGET_FILE:test_taken_cores> busy)
-endif()
-set_tests_properties(taken_cores_busy PROPERTIES LABELS unit SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 60
-                     ENVIRONMENT "${_idle_env}")
+# busy: StarPU's workers; busy_direct: the main thread and a helper thread (tasks/direct.h)
+foreach(_mode busy busy_direct)
+  if(INSDG_TASKSET AND _ncores GREATER 1)
+    add_test(NAME taken_cores_${_mode} COMMAND ${INSDG_TASKSET} -c 0,1 $<TARGET_FILE:test_taken_cores> ${_mode})
+  else()
+    add_test(NAME taken_cores_${_mode} COMMAND $<TARGET_FILE:test_taken_cores> ${_mode})
+  endif()
+  set_tests_properties(taken_cores_${_mode} PROPERTIES LABELS unit SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 60
+                       ENVIRONMENT "${_idle_env}")
+endforeach()
 
 # more workers than the cores a rank may use: one warning naming the counts and the way out
 # (tasks/runtime.c); as many workers as cores: none. taskset gives the rank one core.

@@ -8,14 +8,16 @@
  * (resumed), two busy processes (the one that waited most paused, never the last running),
  * a busy process that took a core the worker did not wait for (kept).
  *
- *   test_taken_cores busy    (two CPU workers, bound one per core; RUN_SERIAL)
+ *   test_taken_cores busy|busy_direct    (two CPU workers, bound one per core; RUN_SERIAL)
  * A child process spins on worker 1's core while the main thread keeps both blocks' chains
  * of 1 ms tasks going and polls the watcher between them: worker 1 must be paused within
  * 5 s and, after the child is killed, resumed within 5 s; worker 0 is never paused. States,
  * not times: how fast it happens depends on the machine, so the bounds are wide. Exit 77
  * (skipped) where the process has not exactly two cores (the workers would not be bound one
  * per core), the watcher does not start, or a worker is paused in the first 0.5 s, before
- * the child begins (other processes keep the cores busy: nothing to judge). */
+ * the child begins (other processes keep the cores busy: nothing to judge). busy: StarPU's
+ * workers (INSDG_DIRECT=0, insdg-home); busy_direct: the main thread and a helper thread
+ * (tasks/direct.h), whose block then runs on the main thread. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
@@ -23,10 +25,12 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "direct.h"
 #include "error.h"
 #include "expect.h"
 #include "runtime.h"
@@ -79,9 +83,13 @@ static int rule(void)
   return failures != 0;
 }
 
+static double mem[2];
+static int ran_on[2];   /* the thread that ran block b's last task */
+
 static void work_1ms(void *buffers[], void *arg)
 {
-  (void)buffers, (void)arg;
+  (void)arg;
+  ran_on[(double *)STARPU_VECTOR_GET_PTR(buffers[0]) - mem] = (int)syscall(SYS_gettid);
   const double t0 = now();
   while (now() - t0 < 1e-3) {
   }
@@ -97,8 +105,6 @@ static void where(void *buffers[], void *arg)
 
 static struct starpu_codelet cl_where = {.cpu_funcs = {where}, .nbuffers = 0, .name = "where"};
 
-static double mem[2];
-
 /* keep both blocks busy and poll until worker 1's pause state is `want` or `limit` seconds
    pass; returns the seconds it took, or -1 */
 static double run_until(insdg_taken_cores *w, starpu_data_handle_t h[2], int want, double limit, int *paused0)
@@ -107,8 +113,8 @@ static double run_until(insdg_taken_cores *w, starpu_data_handle_t h[2], int wan
   char msg[320];
   while (now() - t0 < limit) {
     for (int r = 0; r < 10; ++r)
-      for (int b = 0; b < 2; ++b) INSDG_CHECK(starpu_task_insert(&cl_work, STARPU_RW, h[b], 0) == 0);
-    starpu_task_wait_for_all();
+      for (int b = 0; b < 2; ++b) INSDG_CHECK(INSDG_TASK_INSERT(&cl_work, STARPU_RW, h[b], 0) == 0);
+    insdg_runtime_wait_all();
     if (insdg_taken_cores_poll(w, msg, sizeof msg)) {
       printf("  %.2f s: %s\n", now() - t0, msg);
     }
@@ -118,7 +124,7 @@ static double run_until(insdg_taken_cores *w, starpu_data_handle_t h[2], int wan
   return -1;
 }
 
-static int busy(int argc, char **argv)
+static int busy(int argc, char **argv, int direct)
 {
   cpu_set_t mask;
   sched_getaffinity(0, sizeof mask, &mask);
@@ -136,10 +142,14 @@ static int busy(int argc, char **argv)
     insdg_runtime_shutdown();
     return 77;
   }
-  /* worker 1's core, where it runs a task (bound: the watcher started) */
-  int core1 = -1;
-  INSDG_CHECK(starpu_task_insert(&cl_where, STARPU_EXECUTE_ON_WORKER, starpu_worker_get_by_type(STARPU_CPU_WORKER, 1),
-                                 STARPU_CL_ARGS_NFREE, &core1, sizeof core1, STARPU_TASK_SYNCHRONOUS, 1, 0) == 0);
+  /* worker 1's core, where it runs a task (bound: the watcher started), or helper 1's */
+  int core1 = -1, tid1;
+  EXPECT(direct == (insdg_runtime_direct && insdg_direct_helpers() == 1), "direct execution %d, expected %d",
+         insdg_runtime_direct, direct);
+  if (direct) insdg_direct_thread(1, &tid1, &core1);
+  else
+    INSDG_CHECK(starpu_task_insert(&cl_where, STARPU_EXECUTE_ON_WORKER, starpu_worker_get_by_type(STARPU_CPU_WORKER, 1),
+                                   STARPU_CL_ARGS_NFREE, &core1, sizeof core1, STARPU_TASK_SYNCHRONOUS, 1, 0) == 0);
   INSDG_CHECK(core1 >= 0);
   starpu_data_handle_t h[2];
   for (int b = 0; b < 2; ++b) {
@@ -150,7 +160,7 @@ static int busy(int argc, char **argv)
   const double quiet = run_until(w, h, 1, 0.5, &paused0);   /* nothing else running: none paused */
   if (quiet >= 0 || paused0) {
     insdg_taken_cores_stop(w);
-    for (int b = 0; b < 2; ++b) starpu_data_unregister(h[b]);
+    for (int b = 0; b < 2; ++b) insdg_runtime_unregister(h[b]);
     insdg_runtime_shutdown();
     printf("test_taken_cores busy: a worker was paused before the test's busy process began: other processes "
            "keep these cores busy, nothing to judge: skipped\n");
@@ -167,26 +177,33 @@ static int busy(int argc, char **argv)
     }
   }
   const double t_pause = run_until(w, h, 1, 5.0, &paused0);
+  if (direct && t_pause >= 0) {   /* paused, helper 1's block runs on the main thread */
+    for (int b = 0; b < 2; ++b) INSDG_CHECK(INSDG_TASK_INSERT(&cl_work, STARPU_RW, h[b], 0) == 0);
+    insdg_runtime_wait_all();
+    EXPECT(ran_on[1] == (int)syscall(SYS_gettid), "helper 1 paused, yet block 1 ran on thread %d, not the main thread",
+           ran_on[1]);
+  }
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);
   const double t_resume = t_pause >= 0 ? run_until(w, h, 0, 5.0, &paused0) : -1;
   insdg_taken_cores_stop(w);
-  for (int b = 0; b < 2; ++b) starpu_data_unregister(h[b]);
+  for (int b = 0; b < 2; ++b) insdg_runtime_unregister(h[b]);
   insdg_runtime_shutdown();
   EXPECT(t_pause >= 0, "worker 1 not paused within 5 s of a busy process on its core %d", core1);
   EXPECT(t_resume >= 0, "worker 1 not resumed within 5 s of the busy process's end");
   EXPECT(!paused0, "worker 0 was paused");
-  printf("test_taken_cores busy: a busy process on core %d: worker 1 paused after %.2f s, resumed %.2f s after "
-         "its end: %d failure(s)\n", core1, t_pause, t_resume, failures);
+  printf("test_taken_cores %s: a busy process on core %d: worker 1 paused after %.2f s, resumed %.2f s after "
+         "its end: %d failure(s)\n", direct ? "busy_direct" : "busy", core1, t_pause, t_resume, failures);
   return failures != 0;
 }
 
 int main(int argc, char **argv)
 {
-  setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
+  const int direct = argc == 2 && !strcmp(argv[1], "busy_direct");
+  if (!direct) setenv("INSDG_DIRECT", "0", 1);   /* its own StarPU tasks need StarPU's workers (runtime.h) */
   setenv("INSDG_HOST_WORKER", "0", 1);
   if (argc == 2 && !strcmp(argv[1], "rule")) return rule();
-  if (argc == 2 && !strcmp(argv[1], "busy")) return busy(argc, argv);
-  fprintf(stderr, "usage: test_taken_cores rule|busy\n");
+  if (argc == 2 && (!strcmp(argv[1], "busy") || direct)) return busy(argc, argv, direct);
+  fprintf(stderr, "usage: test_taken_cores rule|busy|busy_direct\n");
   return 2;
 }
