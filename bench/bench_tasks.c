@@ -10,6 +10,9 @@
  * ((graph - ideal) x workers / tasks: what a task costs beyond its kernel, packs
  * included), and the efficiency ideal / graph.
  *
+ * In a CPU-only build the graph runs on the rank's own threads (direct execution,
+ * tasks/direct.h); INSDG_DIRECT=0 measures StarPU's scheduler instead.
+ *
  * Usage: bench_tasks [--k K] [--reps R]     (STARPU_NCPU sets the worker count)
  */
 #include <math.h>

@@ -61,6 +61,14 @@ static long futex(_Atomic unsigned *addr, int op, unsigned val)
   return syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
 }
 
+/* an idle helper's sleep: until woken or 50 ms (insdg_direct_stop changes no futex word:
+   a helper that went to sleep just after it looked at `stopping` sees it within 50 ms) */
+static void futex_wait_idle(_Atomic unsigned *addr, unsigned val)
+{
+  const struct timespec t = {0, 50000000};
+  syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &t, NULL, 0);
+}
+
 static inline void relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -127,7 +135,7 @@ static void *helper_main(void *arg)
       while (p == mine && !atomic_load(&stopping)) {
         atomic_store(&H->sleeping, 1);
         p = atomic_load(&H->pushed);
-        if (p == mine && !atomic_load(&stopping)) futex(&H->pushed, FUTEX_WAIT_PRIVATE, mine);
+        if (p == mine && !atomic_load(&stopping)) futex_wait_idle(&H->pushed, mine);
         atomic_store(&H->sleeping, 0);
         p = atomic_load_explicit(&H->pushed, memory_order_acquire);
       }

@@ -15,16 +15,18 @@
  * the same mask; workers are bound to those cores, one per core, unless there are fewer
  * workers than cores (CPU-only StarPU): then the kernel places them.
  *
- * Direct: a rank with one CPU worker and no GPU worker (CPU-only build) runs each task on
- * its main thread as INSDG_TASK_INSERT submits it, and pauses StarPU's worker
- * (insdg_runtime_direct; the scheduler's name is then "direct"). With one worker the graph
- * has nothing to run in parallel, and submission order is an order StarPU could have run
- * the tasks in (every task's data written by earlier tasks only): the same bits. What that
- * saves per task is StarPU's dependency and scheduling work and, at every host wait, the
- * hand-off between the worker and the main thread; on a rank of one core the two threads
- * also took turns on it (docs/performance.md, "One worker: the main thread runs the
- * tasks"). INSDG_DIRECT=0 turns it off, as does INSDG_PERFMODELS (StarPU samples its
- * workers only); a program that submits StarPU tasks of its own must set INSDG_DIRECT=0.
+ * Direct: in a CPU-only build a rank runs its tasks on its own threads, not through StarPU's
+ * scheduler (insdg_runtime_direct; the scheduler's name is then "direct"), and pauses
+ * StarPU's workers. With one CPU worker the main thread runs each task as INSDG_TASK_INSERT
+ * submits it: submission order is an order StarPU could have run the tasks in (every
+ * task's data written by earlier tasks only), so the bits are the same. With W >= 2 the
+ * main thread and W - 1 helper threads run them (direct.h): each block's tasks on one
+ * thread, conflicting tasks in submission order, again the same bits. What that saves per
+ * task is StarPU's dependency and scheduling work (1.3-1.7 us of the submitting thread's
+ * time) and, at every host wait, a hand-off between threads (docs/performance.md, "One
+ * worker: the main thread runs the tasks" and "Direct execution with helper threads").
+ * INSDG_DIRECT=0 turns it off, as does INSDG_PERFMODELS (StarPU samples its workers
+ * only); a program that submits StarPU tasks of its own must set INSDG_DIRECT=0.
  */
 #ifndef INSDG_RUNTIME_H
 #define INSDG_RUNTIME_H
@@ -123,19 +125,23 @@ double insdg_runtime_clock(clockid_t c);
    at once instead (insdg_runtime_run_now). */
 extern int insdg_runtime_tracing;
 extern int insdg_runtime_direct;
-/* The main thread as a worker (INSDG_HOST_WORKER=1, CPU-only builds, two CPU workers or
-   more; tasks/README.md): StarPU does not launch the first CPU worker, the main thread
-   drives it, and its waits run that worker's tasks until what they wait for is there.
-   Every wait of the task layer goes through these three: acquire a handle (release it
-   with starpu_data_release), wait for every submitted task, unregister a handle. The
-   worker's id, or -1 when the main thread drives none. */
+/* The main thread as a worker (StarPU's scheduler with INSDG_DIRECT=0, CPU-only builds, two
+   CPU workers or more, insdg-home; INSDG_HOST_WORKER=0 turns it off; tasks/README.md):
+   StarPU does not launch the first CPU worker, the main thread drives it, and its waits
+   run that worker's tasks until what they wait for is there (idle, it polls and then
+   sleeps as StarPU's workers do; the acquire callback wakes it). Every wait of the task
+   layer goes through these three: acquire a handle (release it with
+   starpu_data_release), wait for every submitted task, unregister a handle; with direct
+   execution they wait for the helper threads' tasks instead. The worker's id, or -1 when
+   the main thread drives none. */
 int insdg_runtime_host_worker_id(void);
 int insdg_runtime_host_keep_awake(void);
 void insdg_runtime_acquire(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 void insdg_runtime_wait_all(void);
 void insdg_runtime_unregister(starpu_data_handle_t h);
-/* what the main thread does with the tasks: "runs the tasks" (direct), "drives a worker"
-   (INSDG_HOST_WORKER=1), "submits" (StarPU's workers run them) */
+/* what the main thread does with the tasks: "runs the tasks" (direct, one worker), "runs
+   the tasks with helpers" (direct, helper threads), "drives a worker" (the main thread as a
+   worker), "submits" (StarPU's workers run them) */
 const char *insdg_runtime_main_thread(void);
 void insdg_runtime_trace_task(void *arg);
 int insdg_runtime_run_now(struct starpu_task *task);
