@@ -60,7 +60,7 @@ static int my_cores(MPI_Comm node, int *shared)
 }
 
 static int starpu_started = 0;
-/* the main thread drives a CPU worker (INSDG_HOST_WORKER=1; runtime.h) */
+/* the main thread drives a CPU worker (StarPU's scheduler, INSDG_DIRECT=0; runtime.h) */
 static int host_worker = 0, host_worker_id = -1;
 static struct starpu_driver host_driver;
 static int host_spin = 0;   /* in insdg_runtime_wait_all: that worker must not sleep */
@@ -340,10 +340,12 @@ int insdg_runtime_init_starpu(const insdg_runtime_opts *opts, char *err, size_t 
     insdg_runtime_tracing = 1;
   }
 #ifndef INSDG_STARPU_GPU
-  /* One CPU worker and no GPU: the main thread runs each task as it submits it, the worker
-     paused (runtime.h, insdg_runtime_direct). The GPU path's codelets (a CUDA StarPU, or
-     its CPU emulation) ask StarPU which worker runs them, and StarPU's performance models
-     (INSDG_PERFMODELS) sample its workers only: not there. */
+  /* No GPU: the rank's own threads run the tasks, StarPU's workers paused (runtime.h,
+     insdg_runtime_direct): one CPU worker, the main thread as it submits each task; more,
+     under insdg-home's homes (not where STARPU_SCHED names another policy), the main thread
+     and helper threads (direct.h). The GPU path's codelets (a CUDA StarPU, or its CPU
+     emulation) ask StarPU which worker runs them, and StarPU's performance models
+     (INSDG_PERFMODELS) sample its workers only: not there (direct_wanted). */
   const int ncpu = (int)starpu_cpu_worker_get_count();
   if (starpu_cuda_worker_get_count() == 0 && direct_wanted() && (ncpu == 1 || conf.sched_policy == insdg_sched_home_policy())) {
     insdg_runtime_direct = 1;

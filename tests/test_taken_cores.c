@@ -135,6 +135,12 @@ static int busy(int argc, char **argv, int direct)
   char err[256];
   insdg_runtime_opts opts = {.ncpu = 2};
   if (insdg_runtime_init(&argc, &argv, &opts, err, sizeof err)) insdg_die_user(err);
+  if (direct && !(insdg_runtime_direct && insdg_direct_helpers() == 1)) {
+    printf("test_taken_cores busy_direct: no direct execution with a helper thread in this build (a GPU-path "
+           "StarPU): skipped\n");
+    insdg_runtime_shutdown();
+    return 77;
+  }
   char why[128] = "";
   insdg_taken_cores *w = insdg_taken_cores_start(why, sizeof why);
   if (!w) {
