@@ -434,6 +434,8 @@ void print_start(const run_state *r)
          r->size, s->L->B, s->blocks_origin, r->workers, insdg_runtime_workers_origin(), r->cuda_workers,
          insdg_runtime_scheduler(), insdg_runtime_allocator());
   if (!strcmp(insdg_runtime_main_thread(), "drives a worker")) printf(", the main thread drives a worker");
+  if (!strcmp(insdg_runtime_main_thread(), "runs the tasks with helpers"))
+    printf(", the main thread and %d helper thread(s) run the tasks", r->workers - 1);
   printf("\n");
   if (insdg_runtime_async_copies_off())
     printf("  StarPU's asynchronous host-device copies off (several ranks with GPU workers: "
