@@ -20,9 +20,10 @@
 #include "sched_home.h"
 
 /* RING tasks in flight per helper at most; a task of more than MAXH handles runs on the
-   main thread; SPIN_NS of spinning before a waiting thread sleeps */
+   main thread; SPIN_US of spinning before a waiting thread sleeps */
 enum { RING = 1024, MAXH = 24, MAXW = 256 };
-#define SPIN_NS 30000.0
+enum { SPIN_US = 30 };
+static int spin_us = SPIN_US;   /* 0 while the main thread is paused: it shares a helper's core */
 
 typedef struct {
   struct starpu_task *task;
@@ -96,7 +97,7 @@ static void wait_done(helper *H, unsigned target)
   for (int i = 0;; ++i) {
     if (reached(atomic_load_explicit(&H->done, memory_order_acquire), target)) return;
     relax();
-    if ((i & 63) == 63 && now_ns() - t0 > SPIN_NS) break;
+    if ((i & 63) == 63 && now_ns() - t0 > 1e3 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
   }
   atomic_fetch_add(&H->waited_on, 1);
   for (;;) {
@@ -130,7 +131,7 @@ static void *helper_main(void *arg)
       for (int i = 0; p == mine && !atomic_load(&stopping); ++i) {
         relax();
         p = atomic_load_explicit(&H->pushed, memory_order_acquire);
-        if ((i & 63) == 63 && now_ns() - t0 > SPIN_NS) break;
+        if ((i & 63) == 63 && now_ns() - t0 > 1e3 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
       }
       while (p == mine && !atomic_load(&stopping)) {
         atomic_store(&H->sleeping, 1);
@@ -284,6 +285,13 @@ int insdg_direct_pause(const int *paused)
   for (int k = 0; k < W; ++k)
     if (!paused[k]) run[nrun++] = k;
   for (int k = 0, next = 0; k < W; ++k) to[k] = nrun > 0 && paused[k] ? run[next++ % nrun] : k;
+  /* the main thread still issues every task and runs the rank-level ones: paused, it leaves
+     its core (the mask it had before), and takes it again when resumed */
+  const int main_paused = nrun > 0 && paused[0];
+  if (main_cpu >= 0 && main_paused) pthread_setaffinity_np(pthread_self(), sizeof main_mask, &main_mask);
+  else if (main_cpu >= 0) bind_to(main_cpu);
+  /* sharing a core, a spinning waiter only delays the thread it waits for: waits sleep at once */
+  __atomic_store_n(&spin_us, main_paused ? 0 : SPIN_US, __ATOMIC_RELAXED);
   return nrun > 0 ? nrun : W;
 }
 
