@@ -79,13 +79,6 @@ static inline void relax(void)
 #endif
 }
 
-static double now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
-}
-
 /* (int)(a - b) >= 0: a has reached b (counters wrap) */
 static inline int reached(unsigned a, unsigned b) { return (int)(a - b) >= 0; }
 
@@ -93,11 +86,11 @@ static inline int reached(unsigned a, unsigned b) { return (int)(a - b) >= 0; }
 static void wait_done(helper *H, unsigned target)
 {
   if (reached(atomic_load_explicit(&H->done, memory_order_acquire), target)) return;
-  const double t0 = now_ns();
+  const double t0 = insdg_runtime_clock(CLOCK_MONOTONIC);
   for (int i = 0;; ++i) {
     if (reached(atomic_load_explicit(&H->done, memory_order_acquire), target)) return;
     relax();
-    if ((i & 63) == 63 && now_ns() - t0 > 1e3 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
+    if ((i & 63) == 63 && insdg_runtime_clock(CLOCK_MONOTONIC) - t0 > 1e-6 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
   }
   atomic_fetch_add(&H->waited_on, 1);
   for (;;) {
@@ -127,11 +120,11 @@ static void *helper_main(void *arg)
   for (;;) {
     unsigned p = atomic_load_explicit(&H->pushed, memory_order_acquire);
     if (p == mine) {   /* nothing to run: spin, then sleep until given a task */
-      const double t0 = now_ns();
+      const double t0 = insdg_runtime_clock(CLOCK_MONOTONIC);
       for (int i = 0; p == mine && !atomic_load(&stopping); ++i) {
         relax();
         p = atomic_load_explicit(&H->pushed, memory_order_acquire);
-        if ((i & 63) == 63 && now_ns() - t0 > 1e3 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
+        if ((i & 63) == 63 && insdg_runtime_clock(CLOCK_MONOTONIC) - t0 > 1e-6 * __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) break;
       }
       while (p == mine && !atomic_load(&stopping)) {
         atomic_store(&H->sleeping, 1);
@@ -227,13 +220,18 @@ static unsigned newest_conflict(helper *H, const starpu_data_handle_t *h, const 
    once. A helper's task is never given before the main thread's earlier tasks it
    conflicts with have run: helpers never wait for the main thread. */
 enum { PEND = 1 };
-static struct {
-  struct starpu_task *task;
-  int n;
-  starpu_data_handle_t h[MAXH];
-  unsigned char writes[MAXH];
-} pending[PEND];
+static entry pending[PEND];
 static int npending;
+
+/* e describes task (its n <= MAXH handles and whether it writes each), no dependencies yet */
+static void fill_entry(entry *e, struct starpu_task *task, int n)
+{
+  e->task = task, e->n = n, e->ndep = 0;
+  for (int i = 0; i < n; ++i) {
+    e->h[i] = STARPU_TASK_GET_HANDLE(task, i);
+    e->writes[i] = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
+  }
+}
 
 /* the main thread runs a task once the helpers' conflicting tasks in flight have run */
 static void run_main(struct starpu_task *task)
@@ -311,27 +309,16 @@ void insdg_direct_issue(struct starpu_task *task)
       return;
     }
     if (npending == PEND) run_pending(1);
-    pending[npending].task = task, pending[npending].n = n;
-    for (int i = 0; i < n; ++i) {
-      pending[npending].h[i] = STARPU_TASK_GET_HANDLE(task, i);
-      pending[npending].writes[i] = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
-    }
-    ++npending;
+    fill_entry(&pending[npending++], task, n);
     return;
   }
   helper *H = hp[k];
   const unsigned p = atomic_load_explicit(&H->pushed, memory_order_relaxed);
   wait_done(H, p - RING + 1);   /* a free slot */
   entry *e = &H->ring[p % RING];
-  e->task = task, e->n = n, e->ndep = 0;
-  for (int i = 0; i < n; ++i) {
-    e->h[i] = STARPU_TASK_GET_HANDLE(task, i);
-    e->writes[i] = (STARPU_TASK_GET_MODE(task, i) & STARPU_W) != 0;
-  }
+  fill_entry(e, task, n);
   for (int i = npending - 1; i >= 0; --i) {   /* the main thread's conflicting tasks run first */
-    entry m = {.n = pending[i].n};
-    for (int j = 0; j < m.n; ++j) m.h[j] = pending[i].h[j], m.writes[j] = pending[i].writes[j];
-    if (conflicts(&m, e->h, e->writes, n)) {
+    if (conflicts(&pending[i], e->h, e->writes, n)) {
       run_pending(i + 1);
       break;
     }
