@@ -34,7 +34,8 @@ size_t insdg_roofline_llc_bytes(void);
 /* Bytes per array used by the triad (each of the three arrays). */
 size_t insdg_roofline_stream_array_bytes(void);
 
-/* Single-core STREAM-triad bandwidth in GB/s (1e9 B/s, 24 B/element). */
+/* Single-core STREAM-triad bandwidth in GB/s (1e9 B/s, 24 B/element): the best of the
+ * triad as the vectoriser compiles it and the triad in 32-byte vectors (roofline.c). */
 double insdg_roofline_stream_gbs(void);
 
 /* Single-core peak double-precision FMA throughput in GFLOP/s (1e9 flop/s,
