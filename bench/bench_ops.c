@@ -278,6 +278,13 @@ int main(int argc, char **argv)
     for (int N = 1; N <= INSDG_NMAX; ++N)
       if (insdg_ops_cpu_sipdg_reg(N)) r1 = N, r0 = r0 ? r0 : N;
     if (r0) printf("# SIPDG with an element's values in registers for N = %d..%d\n", r0, r1);
+    char ymm[64] = "";   /* the degrees compiled for 256-bit vectors in an AVX-512 build (ops_cpu_ymm.c) */
+    int vmax = 0;
+    for (int N = 1; N <= INSDG_NMAX; ++N) vmax = vmax > insdg_ops_cpu_vector_width(N) ? vmax : insdg_ops_cpu_vector_width(N);
+    for (int N = 1; N <= INSDG_NMAX; ++N)
+      if (insdg_ops_cpu_vector_width(N) < vmax)
+        snprintf(ymm + strlen(ymm), sizeof ymm - strlen(ymm), "%s%d", ymm[0] ? ", " : "", N);
+    if (ymm[0]) printf("# kernels compiled for 256-bit vectors (AVX-512 off) for N = %s\n", ymm);
   }
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction", "strict");

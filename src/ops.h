@@ -84,6 +84,11 @@ int insdg_ops_cpu_sipdg_reg(int N);
    the flops of the path that runs. */
 int insdg_ops_cpu_lift_faces(int N);
 
+/* Doubles per vector of this build's CPU kernels of degree N: 8 under AVX-512, 4 under AVX, 2
+   else, and 4 for the degrees an AVX-512 build compiles for 256-bit vectors
+   (src/ops_cpu_ymm.c, CMake's INSDG_OPS_YMM_DEGREES). */
+int insdg_ops_cpu_vector_width(int N);
+
 /* A velocity-like pair on a block with its halos and its Dirichlet data. */
 typedef struct {
   const double *u, *v;             /* [K][Np] */

@@ -10,19 +10,7 @@
 #include "ops.h"
 #include "ops_curved.h"
 
-/* doubles per vector register of the build: the one-element kernels (N <= 6 or 7) work in
-   whole vectors of this many lanes */
-#if defined(__AVX512F__)
-#define OPS_VW 8
-#elif defined(__AVX__)
-#define OPS_VW 4
-#else
-#define OPS_VW 2
-#endif
-
-#define PASTE(a, b) a##b
-#define XPASTE(a, b) PASTE(a, b)
-#define KFN(name) XPASTE(name, N)
+#include "ops_cpu_table.h"
 
 #define N 1
 #include "ops_kernels.inc"
@@ -70,65 +58,38 @@
 #include "ops_kernels.inc"
 #undef N
 
-typedef struct {
-  void (*local_gradient)(const insdg_ops *, const insdg_block *, const double *, double *, double *);
-  void (*gradient)(const insdg_ops *, const insdg_block *, const signed char *, const double *,
-                   const double *, const double *, double *, double *);
-  void (*divergence)(const insdg_ops *, const insdg_block *, const signed char *,
-                     const insdg_vec_in *, double *);
-  void (*gradient_surface)(const insdg_ops *, const insdg_block *, const signed char *, const double *,
-                           const double *, const double *, double *, double *);
-  void (*divergence_volume)(const insdg_ops *, const insdg_block *, const double *, const double *, double *);
-  void (*divergence_surface)(const insdg_ops *, const insdg_block *, const signed char *, const insdg_vec_in *,
-                             double *);
-  void (*sipdg)(const insdg_ops *, const insdg_block *, const signed char *, const double *, double, const double *,
-                const double *, const double *, const double *, const double *, const double *,
-                double *, int, int);
-  void (*adv_volume)(const insdg_ops *, const insdg_block *, const double *, const double *,
-                     const double *, const double *, double *, double *);
-  void (*adv_surface)(const insdg_ops *, const insdg_block *, const signed char *, double,
-                      const insdg_vec_in *, const insdg_vec_in *, double *, double *);
-  void (*mass)(const insdg_ops *, const insdg_block *, int, double, const double *, double *);
-  void (*element_blocks)(int, const double *, const double *, double *);
-  void (*element_product)(int, int, const double *, const double *, int, double *);
-  void (*mass_norms)(const insdg_ops *, int, const double *, const double *, double *);
-  int mnv;    /* vectors of OPS_VW doubles per row of op->MLp */
-  int npad;   /* the padded operators' row length for this N's one-element kernels */
-  int grouped;   /* elements per group where the kernels run on groups (ops_group.inc), else 0 */
-  int sipdg_reg;   /* SIPDG with its values in registers (ops_sipdg_reg.inc) */
-  int lift_faces;   /* bit 1: G, bit 2: SIPDG lift face by face (insdg_ops_cpu_lift_faces) */
-} kernel_table;
-
-#define ENTRY(n)                                                                                    \
-  {local_gradient##n, gradient##n,  divergence##n,   gradient_surface##n, divergence_volume##n,       \
-   divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, mass_norms##n, \
-   mnv##n, npad##n, grouped##n, sipdg_reg##n, lift_faces##n}
 static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
 
+/* degree N's kernels: ops_cpu_ymm.c's where the build compiled N there, else this file's */
+static const kernel_table *kt(int N)
+{
+  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
+  return insdg_ops_ymm_kernels[N].sipdg ? &insdg_ops_ymm_kernels[N] : &kernels[N];
+}
+
 static const kernel_table *table_for(const insdg_ops *op, const insdg_block *b)
 {
-  INSDG_CHECK(b->N == op->ref->N && b->N >= 1 && b->N <= INSDG_NMAX);
-  return &kernels[b->N];
+  INSDG_CHECK(b->N == op->ref->N);
+  return kt(b->N);
 }
+
+int insdg_ops_cpu_vector_width(int N) { return kt(N)->vw; }
 
 int insdg_ops_cpu_grouped(int N)
 {
-  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
-  return kernels[N].grouped;
+  return kt(N)->grouped;
 }
 
 int insdg_ops_cpu_sipdg_reg(int N)
 {
-  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
-  return kernels[N].sipdg_reg;
+  return kt(N)->sipdg_reg;
 }
 
 int insdg_ops_cpu_lift_faces(int N)
 {
-  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
-  return kernels[N].lift_faces;
+  return kt(N)->lift_faces;
 }
 
 static double *transpose(const double *A, int rows, int cols)
@@ -178,7 +139,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
-  op->npad = kernels[N].npad;
+  op->npad = kt(N)->npad;
   /* DrTp, DsTp and LIFTTp one after the other: the one-element D applies them as one
      matrix of 2 Np + 3 Nfp rows (ops_kernels.inc, divergence, OPS_ONE_CHAIN) */
   op->DrTp = alloc_rows(2 * Np + 3 * ref->Nfp, op->npad);
@@ -212,7 +173,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
   INSDG_CHECK(insdg_cholesky_lower(Np, ref->M, op->ML) == 0);
   double *LT = transpose(op->ML, Np, Np);   /* transpose_padded(L^T): the rows of L, padded */
-  op->MLp = transpose_padded(LT, Np, Np, kernels[N].mnv * OPS_VW);
+  op->MLp = transpose_padded(LT, Np, Np, kt(N)->mlp_ld);
   free(LT);
   op->invMT = transpose(ref->invM, Np, Np);
   return op;
@@ -380,18 +341,15 @@ void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, doubl
 
 void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const double *r, double *z)
 {
-  INSDG_CHECK(op->ref->N >= 1 && op->ref->N <= INSDG_NMAX);
-  kernels[op->ref->N].element_blocks(K, B, r, z);
+  kt(op->ref->N)->element_blocks(K, B, r, z);
 }
 
 void insdg_op_mass_norms(const insdg_ops *op, int n, const double *x, const double *y, double *out)
 {
-  INSDG_CHECK(op->ref->N >= 1 && op->ref->N <= INSDG_NMAX);
-  kernels[op->ref->N].mass_norms(op, n, x, y, out);
+  kt(op->ref->N)->mass_norms(op, n, x, y, out);
 }
 
 void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y)
 {
-  INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
-  kernels[N].element_product(K, n, AT, x, accumulate, y);
+  kt(N)->element_product(K, n, AT, x, accumulate, y);
 }

@@ -1,0 +1,100 @@
+/* ops_cpu_ymm.c -- the CPU kernels of the degrees in INSDG_OPS_YMM_NMASK (bit N set: degree N)
+ * compiled for 256-bit vectors in a build for AVX-512 (gcc): the AVX2 kernels and the choices
+ * ops_kernels.inc makes for them (on AMD Zen, those tuned on Zen 3), where they run faster than
+ * the 8-double ones. ops_cpu.c takes these entries in place of its own.
+ *
+ * Why: on AMD Zen 4 (AVX-512 run as two 256-bit halves) the build for AVX2 was faster than the
+ * AVX-512 build at N = 2, 3 and 5..7 (bench_ops, 2026-12-06, two alternations, ns per element,
+ * AVX-512 -> AVX2: SIPDG at N = 3 99-101 -> 73-76, N = 5 198 -> 178-181, N = 6 286-287 ->
+ * 270-273; G at N = 6 160-162 -> 143-144, N = 7 237 -> 208), and slower at N = 4 (G 50-51 ->
+ * 57-58): CMake's INSDG_OPS_YMM_DEGREES picks them per degree (docs/performance.md, "256-bit
+ * kernels on Zen 4"). The same kernels with AVX-512's 32 registers (gcc's vector width alone
+ * set to 4 doubles) were not the same: SIPDG at N = 5 195 ns, D at N = 6 172 against 152. So
+ * this file is compiled with AVX-512 off (`#pragma GCC target`), as the AVX2 build is.
+ *
+ * Results: each degree runs one of the two sets of kernels, whatever the worker or block
+ * count; they differ from the AVX-512 kernels' at round-off (other sums' orders).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__) && defined(INSDG_OPS_YMM_NMASK)
+#if INSDG_OPS_YMM_NMASK
+#pragma GCC target("no-avx512f")
+#define OPS_YMM_ON 1
+#endif
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dense.h"
+#include "error.h"
+#include "ops.h"
+#include "ops_curved.h"
+
+#include "ops_cpu_table.h"
+
+#ifdef OPS_YMM_ON
+_Static_assert((INSDG_OPS_YMM_NMASK & ~0x1fc) == 0, "INSDG_OPS_YMM_NMASK: degrees 2..8 only");
+_Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
+
+#if INSDG_OPS_YMM_NMASK >> 2 & 1
+#define N 2
+#include "ops_kernels.inc"
+#undef N
+#define YMM_2 [2] = ENTRY(2),
+#else
+#define YMM_2
+#endif
+#if INSDG_OPS_YMM_NMASK >> 3 & 1
+#define N 3
+#include "ops_kernels.inc"
+#undef N
+#define YMM_3 [3] = ENTRY(3),
+#else
+#define YMM_3
+#endif
+#if INSDG_OPS_YMM_NMASK >> 4 & 1
+#define N 4
+#include "ops_kernels.inc"
+#undef N
+#define YMM_4 [4] = ENTRY(4),
+#else
+#define YMM_4
+#endif
+#if INSDG_OPS_YMM_NMASK >> 5 & 1
+#define N 5
+#include "ops_kernels.inc"
+#undef N
+#define YMM_5 [5] = ENTRY(5),
+#else
+#define YMM_5
+#endif
+#if INSDG_OPS_YMM_NMASK >> 6 & 1
+#define N 6
+#include "ops_kernels.inc"
+#undef N
+#define YMM_6 [6] = ENTRY(6),
+#else
+#define YMM_6
+#endif
+#if INSDG_OPS_YMM_NMASK >> 7 & 1
+#define N 7
+#include "ops_kernels.inc"
+#undef N
+#define YMM_7 [7] = ENTRY(7),
+#else
+#define YMM_7
+#endif
+#if INSDG_OPS_YMM_NMASK >> 8 & 1
+#define N 8
+#include "ops_kernels.inc"
+#undef N
+#define YMM_8 [8] = ENTRY(8),
+#else
+#define YMM_8
+#endif
+
+const kernel_table insdg_ops_ymm_kernels[INSDG_NMAX + 1] = {YMM_2 YMM_3 YMM_4 YMM_5 YMM_6 YMM_7 YMM_8};
+#else
+const kernel_table insdg_ops_ymm_kernels[INSDG_NMAX + 1] = {{0}};
+#endif
