@@ -4,11 +4,12 @@
  * the 8-double ones. ops_cpu.c takes these entries in place of its own.
  *
  * Why: on AMD Zen 4 (AVX-512 run as two 256-bit halves) the build for AVX2 was faster than the
- * AVX-512 build at N = 2, 3 and 5..7 (bench_ops, 2026-12-06, two alternations, ns per element,
+ * AVX-512 build at N = 3 and 5..7 (bench_ops, 2026-12-06, two alternations, ns per element,
  * AVX-512 -> AVX2: SIPDG at N = 3 99-101 -> 73-76, N = 5 198 -> 178-181, N = 6 286-287 ->
- * 270-273; G at N = 6 160-162 -> 143-144, N = 7 237 -> 208), and slower at N = 4 (G 50-51 ->
- * 57-58): CMake's INSDG_OPS_YMM_DEGREES picks them per degree (docs/performance.md, "256-bit
- * kernels on Zen 4"). The same kernels with AVX-512's 32 registers (gcc's vector width alone
+ * 270-273; G at N = 6 160-162 -> 143-144, N = 7 237 -> 208; in cache too), and slower at
+ * N = 4 (G 50-51 -> 57-58) and, in cache, for SIPDG at N = 2 (35.4 -> 38.2-38.9): CMake's
+ * INSDG_OPS_YMM_DEGREES picks them per degree (docs/performance.md, "256-bit kernels on
+ * Zen 4"). The same kernels with AVX-512's 32 registers (gcc's vector width alone
  * set to 4 doubles) were not the same: SIPDG at N = 5 195 ns, D at N = 6 172 against 152. So
  * this file is compiled with AVX-512 off (`#pragma GCC target`), as the AVX2 build is.
  *
