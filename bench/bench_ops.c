@@ -278,13 +278,20 @@ int main(int argc, char **argv)
     for (int N = 1; N <= INSDG_NMAX; ++N)
       if (insdg_ops_cpu_sipdg_reg(N)) r1 = N, r0 = r0 ? r0 : N;
     if (r0) printf("# SIPDG with an element's values in registers for N = %d..%d\n", r0, r1);
-    char ymm[64] = "";   /* the degrees compiled for 256-bit vectors in an AVX-512 build (ops_cpu_ymm.c) */
-    int vmax = 0;
-    for (int N = 1; N <= INSDG_NMAX; ++N) vmax = vmax > insdg_ops_cpu_vector_width(N) ? vmax : insdg_ops_cpu_vector_width(N);
-    for (int N = 1; N <= INSDG_NMAX; ++N)
-      if (insdg_ops_cpu_vector_width(N) < vmax)
-        snprintf(ymm + strlen(ymm), sizeof ymm - strlen(ymm), "%s%d", ymm[0] ? ", " : "", N);
-    if (ymm[0]) printf("# kernels compiled for 256-bit vectors (AVX-512 off) for N = %s\n", ymm);
+    /* the kernels compiled for 256-bit vectors in an AVX-512 build (ops_cpu_ymm.c), by family */
+    static const int fam[3] = {INSDG_OPS_FAM_G, INSDG_OPS_FAM_D, INSDG_OPS_FAM_S};
+    static const char *fam_name[3] = {"G", "D", "SIPDG"};
+    char ymm[160] = "";
+    for (int f = 0; f < 3; ++f) {
+      int vmax = 0;
+      char list[64] = "";
+      for (int N = 1; N <= INSDG_NMAX; ++N) vmax = vmax > insdg_ops_cpu_vector_width(N, fam[f]) ? vmax : insdg_ops_cpu_vector_width(N, fam[f]);
+      for (int N = 1; N <= INSDG_NMAX; ++N)
+        if (insdg_ops_cpu_vector_width(N, fam[f]) < vmax)
+          snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "", N);
+      if (list[0]) snprintf(ymm + strlen(ymm), sizeof ymm - strlen(ymm), "%s%s at N = %s", ymm[0] ? "; " : "", fam_name[f], list);
+    }
+    if (ymm[0]) printf("# kernels compiled for 256-bit vectors (AVX-512 off): %s\n", ymm);
   }
   printf("%2s %8s  %-18s %10s %9s %8s %8s %9s %9s %9s\n", "N", "K", "operator", "time/elem", "GFLOP/s", "GB/s", "flop/B",
          "bound", "fraction", "strict");

@@ -84,10 +84,14 @@ int insdg_ops_cpu_sipdg_reg(int N);
    the flops of the path that runs. */
 int insdg_ops_cpu_lift_faces(int N);
 
-/* Doubles per vector of this build's CPU kernels of degree N: 8 under AVX-512, 4 under AVX, 2
-   else, and 4 for the degrees an AVX-512 build compiles for 256-bit vectors
-   (src/ops_cpu_ymm.c, CMake's INSDG_OPS_YMM_DEGREES). */
-int insdg_ops_cpu_vector_width(int N);
+/* The CPU kernels' operator families: G (the local gradient, G and its surface part), D (D and
+   its parts), SIPDG, and the others (advection, mass, element blocks and products, mass norms). */
+enum { INSDG_OPS_FAM_G = 1, INSDG_OPS_FAM_D = 2, INSDG_OPS_FAM_S = 4, INSDG_OPS_FAM_O = 8, INSDG_OPS_FAM_ALL = 15 };
+
+/* Doubles per vector of this build's CPU kernels of degree N and family fam (INSDG_OPS_FAM_*): 8
+   under AVX-512, 4 under AVX, 2 else, and 4 where an AVX-512 build compiles them for 256-bit
+   vectors (src/ops_cpu_ymm.c, CMake's INSDG_OPS_YMM_DEGREES). */
+int insdg_ops_cpu_vector_width(int N, int fam);
 
 /* A velocity-like pair on a block with its halos and its Dirichlet data. */
 typedef struct {

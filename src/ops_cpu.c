@@ -62,34 +62,36 @@ static const kernel_table kernels[INSDG_NMAX + 1] = {
     {0}, ENTRY(1), ENTRY(2), ENTRY(3), ENTRY(4), ENTRY(5), ENTRY(6), ENTRY(7), ENTRY(8),
     ENTRY(9), ENTRY(10), ENTRY(11), ENTRY(12), ENTRY(13), ENTRY(14), ENTRY(15)};
 
-/* degree N's kernels: ops_cpu_ymm.c's where the build compiled N there, else this file's */
-static const kernel_table *kt(int N)
+/* degree N's kernels of the operator family fam (INSDG_OPS_FAM_*): ops_cpu_ymm.c's where the
+   build compiled them there, else this file's. Below N = 6 the families may mix: there the two
+   files pad the operators alike and take the same paths (checked in insdg_ops_create). */
+static const kernel_table *kt(int N, int fam)
 {
   INSDG_CHECK(N >= 1 && N <= INSDG_NMAX);
-  return insdg_ops_ymm_kernels[N].sipdg ? &insdg_ops_ymm_kernels[N] : &kernels[N];
+  return insdg_ops_ymm_use[N] & fam ? &insdg_ops_ymm_kernels[N] : &kernels[N];
 }
 
-static const kernel_table *table_for(const insdg_ops *op, const insdg_block *b)
+static const kernel_table *table_for(const insdg_ops *op, const insdg_block *b, int fam)
 {
   INSDG_CHECK(b->N == op->ref->N);
-  return kt(b->N);
+  return kt(b->N, fam);
 }
 
-int insdg_ops_cpu_vector_width(int N) { return kt(N)->vw; }
+int insdg_ops_cpu_vector_width(int N, int fam) { return kt(N, fam)->vw; }
 
 int insdg_ops_cpu_grouped(int N)
 {
-  return kt(N)->grouped;
+  return kt(N, INSDG_OPS_FAM_G)->grouped;
 }
 
 int insdg_ops_cpu_sipdg_reg(int N)
 {
-  return kt(N)->sipdg_reg;
+  return kt(N, INSDG_OPS_FAM_S)->sipdg_reg;
 }
 
 int insdg_ops_cpu_lift_faces(int N)
 {
-  return kt(N)->lift_faces;
+  return (kt(N, INSDG_OPS_FAM_G)->lift_faces & 1) | (kt(N, INSDG_OPS_FAM_S)->lift_faces & 2);
 }
 
 static double *transpose(const double *A, int rows, int cols)
@@ -139,7 +141,13 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->cub_PrT = transpose(ref->cub_Pr, Np, ref->Ncub);
   op->cub_PsT = transpose(ref->cub_Ps, Np, ref->Ncub);
   op->cub_LIFTT = transpose(ref->cub_LIFT, Np, 3 * ref->Nfcub);
-  op->npad = kt(N)->npad;
+  {   /* the padded operators are shared by the families: the two files must agree on them */
+    const kernel_table *a = &kernels[N], *y = &insdg_ops_ymm_kernels[N];
+    INSDG_CHECK(!insdg_ops_ymm_use[N] || insdg_ops_ymm_use[N] == INSDG_OPS_FAM_ALL ||
+                (a->npad == y->npad && a->grouped == y->grouped && a->sipdg_reg == y->sipdg_reg &&
+                 a->lift_faces == y->lift_faces));
+  }
+  op->npad = kt(N, INSDG_OPS_FAM_ALL)->npad;
   /* DrTp, DsTp and LIFTTp one after the other: the one-element D applies them as one
      matrix of 2 Np + 3 Nfp rows (ops_kernels.inc, divergence, OPS_ONE_CHAIN) */
   op->DrTp = alloc_rows(2 * Np + 3 * ref->Nfp, op->npad);
@@ -173,7 +181,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   op->ML = insdg_malloc(sizeof(double) * (size_t)Np * Np);
   INSDG_CHECK(insdg_cholesky_lower(Np, ref->M, op->ML) == 0);
   double *LT = transpose(op->ML, Np, Np);   /* transpose_padded(L^T): the rows of L, padded */
-  op->MLp = transpose_padded(LT, Np, Np, kt(N)->mlp_ld);
+  op->MLp = transpose_padded(LT, Np, Np, kt(N, INSDG_OPS_FAM_O)->mlp_ld);
   free(LT);
   op->invMT = transpose(ref->invM, Np, Np);
   return op;
@@ -223,14 +231,14 @@ static void curved_restore(const insdg_block *b, double *x, double *y)
 void insdg_op_local_gradient(const insdg_ops *op, const insdg_block *b, const double *u,
                              double *ux, double *uy)
 {
-  table_for(op, b)->local_gradient(op, b, u, ux, uy);
+  table_for(op, b, INSDG_OPS_FAM_G)->local_gradient(op, b, u, ux, uy);
   if (b->ncurved) insdg_curved_local_gradient(op, b, u, ux, uy);
 }
 
 void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                        const double *g, const double *p, const double *p_halo, double *px, double *py)
 {
-  table_for(op, b)->gradient(op, b, bc, g, p, p_halo, px, py);
+  table_for(op, b, INSDG_OPS_FAM_G)->gradient(op, b, bc, g, p, p_halo, px, py);
   if (b->ncurved) {
     insdg_curved_local_gradient(op, b, p, px, py);
     insdg_curved_gradient_surface(op, b, bc, g, p, p_halo, px, py);
@@ -240,7 +248,7 @@ void insdg_op_gradient(const insdg_ops *op, const insdg_block *b, const signed c
 void insdg_op_divergence(const insdg_ops *op, const insdg_block *b, const signed char *bc,
                          const insdg_vec_in *U, double *divu)
 {
-  table_for(op, b)->divergence(op, b, bc, U, divu);
+  table_for(op, b, INSDG_OPS_FAM_D)->divergence(op, b, bc, U, divu);
   if (b->ncurved) {
     insdg_curved_divergence_volume(op, b, U->u, U->v, divu);
     insdg_curved_divergence_surface(op, b, bc, U, divu);
@@ -251,7 +259,7 @@ void insdg_op_gradient_surface(const insdg_ops *op, const insdg_block *b, const 
                                const double *p, const double *p_halo, double *px, double *py)
 {
   if (b->ncurved) curved_save(b, px, py);
-  table_for(op, b)->gradient_surface(op, b, bc, g, p, p_halo, px, py);
+  table_for(op, b, INSDG_OPS_FAM_G)->gradient_surface(op, b, bc, g, p, p_halo, px, py);
   if (b->ncurved) {
     curved_restore(b, px, py);
     insdg_curved_gradient_surface(op, b, bc, g, p, p_halo, px, py);
@@ -261,7 +269,7 @@ void insdg_op_gradient_surface(const insdg_ops *op, const insdg_block *b, const 
 void insdg_op_divergence_volume(const insdg_ops *op, const insdg_block *b, const double *u, const double *v,
                                 double *divu)
 {
-  table_for(op, b)->divergence_volume(op, b, u, v, divu);
+  table_for(op, b, INSDG_OPS_FAM_D)->divergence_volume(op, b, u, v, divu);
   if (b->ncurved) insdg_curved_divergence_volume(op, b, u, v, divu);
 }
 
@@ -269,7 +277,7 @@ void insdg_op_divergence_surface(const insdg_ops *op, const insdg_block *b, cons
                                  const insdg_vec_in *U, double *divu)
 {
   if (b->ncurved) curved_save(b, divu, NULL);
-  table_for(op, b)->divergence_surface(op, b, bc, U, divu);
+  table_for(op, b, INSDG_OPS_FAM_D)->divergence_surface(op, b, bc, U, divu);
   if (b->ncurved) {
     curved_restore(b, divu, NULL);
     insdg_curved_divergence_surface(op, b, bc, U, divu);
@@ -296,14 +304,14 @@ void insdg_op_sipdg_elements(const insdg_ops *op, const insdg_block *b, const si
                              int e_begin, int e_end)
 {
   INSDG_CHECK(0 <= e_begin && e_begin <= e_end && e_end <= b->K);
-  table_for(op, b)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, e_begin, e_end);
+  table_for(op, b, INSDG_OPS_FAM_S)->sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, e_begin, e_end);
   if (b->ncurved) insdg_curved_sipdg(op, b, bc, g, lambda, u, ux, uy, u_halo, ux_halo, uy_halo, Au, e_begin, e_end);
 }
 
 void insdg_op_adv_volume(const insdg_ops *op, const insdg_block *b, const double *ub, const double *vb,
                          const double *ut, const double *vt, double *Nu, double *Nv)
 {
-  table_for(op, b)->adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
+  table_for(op, b, INSDG_OPS_FAM_O)->adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
   if (b->ncurved) insdg_curved_adv_volume(op, b, ub, vb, ut, vt, Nu, Nv);
 }
 
@@ -312,7 +320,7 @@ void insdg_op_adv_surface(const insdg_ops *op, const insdg_block *b, const signe
                           double *Nu, double *Nv)
 {
   if (b->ncurved) curved_save(b, Nu, Nv);
-  table_for(op, b)->adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
+  table_for(op, b, INSDG_OPS_FAM_O)->adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
   if (b->ncurved) {
     curved_restore(b, Nu, Nv);
     insdg_curved_adv_surface(op, b, bc, lambda_factor, Ubar, Ut, Nu, Nv);
@@ -335,21 +343,21 @@ void insdg_op_subcycle(const insdg_ops *op, const insdg_block *b, const signed c
 
 void insdg_op_mass(const insdg_ops *op, const insdg_block *b, int inverse, double alpha, const double *r, double *z)
 {
-  table_for(op, b)->mass(op, b, inverse, alpha, r, z);
+  table_for(op, b, INSDG_OPS_FAM_O)->mass(op, b, inverse, alpha, r, z);
   if (b->ncurved) insdg_curved_mass(b, inverse, inverse ? 1.0 : alpha, r, z);   /* their own M_J */
 }
 
 void insdg_op_element_blocks(const insdg_ops *op, int K, const double *B, const double *r, double *z)
 {
-  kt(op->ref->N)->element_blocks(K, B, r, z);
+  kt(op->ref->N, INSDG_OPS_FAM_O)->element_blocks(K, B, r, z);
 }
 
 void insdg_op_mass_norms(const insdg_ops *op, int n, const double *x, const double *y, double *out)
 {
-  kt(op->ref->N)->mass_norms(op, n, x, y, out);
+  kt(op->ref->N, INSDG_OPS_FAM_O)->mass_norms(op, n, x, y, out);
 }
 
 void insdg_op_element_product(int N, int K, int n, const double *AT, const double *x, int accumulate, double *y)
 {
-  kt(N)->element_product(K, n, AT, x, accumulate, y);
+  kt(N, INSDG_OPS_FAM_O)->element_product(K, n, AT, x, accumulate, y);
 }

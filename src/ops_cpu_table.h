@@ -57,8 +57,9 @@ typedef struct {
    divergence_surface##n, sipdg##n, adv_volume##n, adv_surface##n, mass##n, element_blocks##n, element_product##n, mass_norms##n, \
    mnv##n * OPS_VW, npad##n, grouped##n, sipdg_reg##n, lift_faces##n, OPS_VW}
 
-/* ops_cpu_ymm.c's kernels: entry N filled (its sipdg not NULL) where that file compiled
-   degree N, else zeros */
+/* ops_cpu_ymm.c's kernels: entry N filled where that file compiled degree N, else zeros; and
+   for each N the operator families (INSDG_OPS_FAM_* bits, ops.h) that take them */
 extern const kernel_table insdg_ops_ymm_kernels[INSDG_NMAX + 1];
+extern const unsigned char insdg_ops_ymm_use[INSDG_NMAX + 1];
 
 #endif

@@ -16,11 +16,30 @@
  * Results: each degree runs one of the two sets of kernels, whatever the worker or block
  * count; they differ from the AVX-512 kernels' at round-off (other sums' orders).
  */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__) && defined(INSDG_OPS_YMM_NMASK)
-#if INSDG_OPS_YMM_NMASK
+/* The degrees (bit N) whose kernels of each operator family (ops.h, INSDG_OPS_FAM_*) this file
+   compiles and ops_cpu.c takes: INSDG_OPS_YMM_{G,D,S,O}_NMASK, each INSDG_OPS_YMM_NMASK unless
+   given (CMake sets all four from INSDG_OPS_YMM_DEGREES). From N = 6 on the families of a
+   degree go together: the two files pad the operators differently there. */
+#ifndef INSDG_OPS_YMM_NMASK
+#define INSDG_OPS_YMM_NMASK 0
+#endif
+#ifndef INSDG_OPS_YMM_G_NMASK
+#define INSDG_OPS_YMM_G_NMASK INSDG_OPS_YMM_NMASK
+#endif
+#ifndef INSDG_OPS_YMM_D_NMASK
+#define INSDG_OPS_YMM_D_NMASK INSDG_OPS_YMM_NMASK
+#endif
+#ifndef INSDG_OPS_YMM_S_NMASK
+#define INSDG_OPS_YMM_S_NMASK INSDG_OPS_YMM_NMASK
+#endif
+#ifndef INSDG_OPS_YMM_O_NMASK
+#define INSDG_OPS_YMM_O_NMASK INSDG_OPS_YMM_NMASK
+#endif
+#define YMM_ANY (INSDG_OPS_YMM_G_NMASK | INSDG_OPS_YMM_D_NMASK | INSDG_OPS_YMM_S_NMASK | INSDG_OPS_YMM_O_NMASK)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__) && YMM_ANY
 #pragma GCC target("no-avx512f")
 #define OPS_YMM_ON 1
-#endif
 #endif
 
 #include <math.h>
@@ -35,10 +54,13 @@
 #include "ops_cpu_table.h"
 
 #ifdef OPS_YMM_ON
-_Static_assert((INSDG_OPS_YMM_NMASK & ~0x1fc) == 0, "INSDG_OPS_YMM_NMASK: degrees 2..8 only");
+_Static_assert((YMM_ANY & ~0x1fc) == 0, "INSDG_OPS_YMM_*NMASK: degrees 2..8 only");
+_Static_assert(((INSDG_OPS_YMM_G_NMASK ^ INSDG_OPS_YMM_D_NMASK) | (INSDG_OPS_YMM_G_NMASK ^ INSDG_OPS_YMM_S_NMASK) |
+                (INSDG_OPS_YMM_G_NMASK ^ INSDG_OPS_YMM_O_NMASK)) >> 6 == 0,
+               "INSDG_OPS_YMM_*NMASK: from N = 6 on, all families of a degree or none");
 _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 
-#if INSDG_OPS_YMM_NMASK >> 2 & 1
+#if YMM_ANY >> 2 & 1
 #define N 2
 #include "ops_kernels.inc"
 #undef N
@@ -46,7 +68,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_2
 #endif
-#if INSDG_OPS_YMM_NMASK >> 3 & 1
+#if YMM_ANY >> 3 & 1
 #define N 3
 #include "ops_kernels.inc"
 #undef N
@@ -54,7 +76,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_3
 #endif
-#if INSDG_OPS_YMM_NMASK >> 4 & 1
+#if YMM_ANY >> 4 & 1
 #define N 4
 #include "ops_kernels.inc"
 #undef N
@@ -62,7 +84,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_4
 #endif
-#if INSDG_OPS_YMM_NMASK >> 5 & 1
+#if YMM_ANY >> 5 & 1
 #define N 5
 #include "ops_kernels.inc"
 #undef N
@@ -70,7 +92,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_5
 #endif
-#if INSDG_OPS_YMM_NMASK >> 6 & 1
+#if YMM_ANY >> 6 & 1
 #define N 6
 #include "ops_kernels.inc"
 #undef N
@@ -78,7 +100,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_6
 #endif
-#if INSDG_OPS_YMM_NMASK >> 7 & 1
+#if YMM_ANY >> 7 & 1
 #define N 7
 #include "ops_kernels.inc"
 #undef N
@@ -86,7 +108,7 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #else
 #define YMM_7
 #endif
-#if INSDG_OPS_YMM_NMASK >> 8 & 1
+#if YMM_ANY >> 8 & 1
 #define N 8
 #include "ops_kernels.inc"
 #undef N
@@ -96,6 +118,13 @@ _Static_assert(OPS_VW == 4, "ops_cpu_ymm.c: AVX-512 off, AVX on");
 #endif
 
 const kernel_table insdg_ops_ymm_kernels[INSDG_NMAX + 1] = {YMM_2 YMM_3 YMM_4 YMM_5 YMM_6 YMM_7 YMM_8};
+#define USE(n)                                                                                                \
+  ((INSDG_OPS_YMM_G_NMASK >> (n) & 1) * INSDG_OPS_FAM_G | (INSDG_OPS_YMM_D_NMASK >> (n) & 1) * INSDG_OPS_FAM_D | \
+   (INSDG_OPS_YMM_S_NMASK >> (n) & 1) * INSDG_OPS_FAM_S | (INSDG_OPS_YMM_O_NMASK >> (n) & 1) * INSDG_OPS_FAM_O)
+_Static_assert(INSDG_NMAX == 15, "ops_cpu_ymm.c: insdg_ops_ymm_use lists N = 0..15");
+const unsigned char insdg_ops_ymm_use[INSDG_NMAX + 1] = {USE(0), USE(1), USE(2),  USE(3),  USE(4),  USE(5),  USE(6), USE(7),
+                                                         USE(8), USE(9), USE(10), USE(11), USE(12), USE(13), USE(14), USE(15)};
 #else
 const kernel_table insdg_ops_ymm_kernels[INSDG_NMAX + 1] = {{0}};
+const unsigned char insdg_ops_ymm_use[INSDG_NMAX + 1] = {0};
 #endif
