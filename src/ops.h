@@ -65,8 +65,8 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref);
 void insdg_ops_destroy(insdg_ops *ops);
 
 /* The elements per group if this build's CPU kernels of degree N run on groups of elements
-   (src/ops_group.inc: N >= 6 with 4- or 8-double vectors; 4 or 5 per group by the core the
-   build is for, ops_kernels.inc), whose G and SIPDG lift the face-weighted jumps face by face
+   (src/ops_group.inc: N >= 6 with 4- or 8-double vectors; 4, 5 or 6 per group by the core and
+   the vector width, ops_kernels.inc), whose G and SIPDG lift the face-weighted jumps face by face
    (one lift product, not two); 0 for the one-element and tile kernels. bench_ops counts each
    path's own flops. */
 int insdg_ops_cpu_grouped(int N);

@@ -1,20 +1,22 @@
-/* ops_cpu_ymm.c -- the CPU kernels of the degrees in INSDG_OPS_YMM_NMASK (bit N set: degree N)
- * compiled for 256-bit vectors in a build for AVX-512 (gcc): the AVX2 kernels and the choices
- * ops_kernels.inc makes for them (on AMD Zen, those tuned on Zen 3), where they run faster than
- * the 8-double ones. ops_cpu.c takes these entries in place of its own.
+/* ops_cpu_ymm.c -- CPU kernels compiled for 256-bit vectors in a build for AVX-512 (gcc): the
+ * AVX2 kernels and the choices ops_kernels.inc makes for them (on AMD Zen, those tuned on Zen 3),
+ * for the degrees and operator families given below, where they run faster than the 8-double
+ * ones. ops_cpu.c takes these entries in place of its own.
  *
  * Why: on AMD Zen 4 (AVX-512 run as two 256-bit halves) the build for AVX2 was faster than the
  * AVX-512 build at N = 3 and 5..7 (bench_ops, 2026-12-06, two alternations, ns per element,
  * AVX-512 -> AVX2: SIPDG at N = 3 99-101 -> 73-76, N = 5 198 -> 178-181, N = 6 286-287 ->
- * 270-273; G at N = 6 160-162 -> 143-144, N = 7 237 -> 208; in cache too), and slower at
- * N = 4 (G 50-51 -> 57-58) and, in cache, for SIPDG at N = 2 (35.4 -> 38.2-38.9): CMake's
- * INSDG_OPS_YMM_DEGREES picks them per degree (docs/performance.md, "256-bit kernels on
- * Zen 4"). The same kernels with AVX-512's 32 registers (gcc's vector width alone
- * set to 4 doubles) were not the same: SIPDG at N = 5 195 ns, D at N = 6 172 against 152. So
- * this file is compiled with AVX-512 off (`#pragma GCC target`), as the AVX2 build is.
+ * 270-273; G at N = 6 160-162 -> 143-144, N = 7 237 -> 208; D at N = 4 68-69 -> 62-63; in
+ * cache too), and slower for G at N = 4, 5 (50-51 -> 57-59, 91-92 -> 96-97), SIPDG at N = 4
+ * (99-100 -> 103-105) and, in cache, SIPDG at N = 2 (35.4 -> 38.2-38.9): CMake's
+ * INSDG_OPS_YMM_DEGREES picks them per degree and family (docs/performance.md, "256-bit kernels
+ * on Zen 4"). The same kernels with AVX-512's 32 registers (gcc's vector width alone set to 4
+ * doubles) were not the same: SIPDG at N = 5 195 ns, D at N = 6 172 against 152. So this file
+ * is compiled with AVX-512 off (`#pragma GCC target`), as the AVX2 build is.
  *
- * Results: each degree runs one of the two sets of kernels, whatever the worker or block
- * count; they differ from the AVX-512 kernels' at round-off (other sums' orders).
+ * Results: each operator of each degree runs one of the two sets of kernels, whatever the
+ * worker or block count; they differ from the AVX-512 kernels' at round-off (other sums'
+ * orders).
  */
 /* The degrees (bit N) whose kernels of each operator family (ops.h, INSDG_OPS_FAM_*) this file
    compiles and ops_cpu.c takes: INSDG_OPS_YMM_{G,D,S,O}_NMASK, each INSDG_OPS_YMM_NMASK unless
