@@ -283,11 +283,11 @@ int main(int argc, char **argv)
     static const char *fam_name[3] = {"G", "D", "SIPDG"};
     char ymm[160] = "";
     for (int f = 0; f < 3; ++f) {
-      int vmax = 0;
+      int vw[INSDG_NMAX + 1], vmax = 0;
       char list[64] = "";
-      for (int N = 1; N <= INSDG_NMAX; ++N) vmax = vmax > insdg_ops_cpu_vector_width(N, fam[f]) ? vmax : insdg_ops_cpu_vector_width(N, fam[f]);
+      for (int N = 1; N <= INSDG_NMAX; ++N) vw[N] = insdg_ops_cpu_vector_width(N, fam[f]), vmax = vw[N] > vmax ? vw[N] : vmax;
       for (int N = 1; N <= INSDG_NMAX; ++N)
-        if (insdg_ops_cpu_vector_width(N, fam[f]) < vmax)
+        if (vw[N] < vmax)
           snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "", N);
       if (list[0]) snprintf(ymm + strlen(ymm), sizeof ymm - strlen(ymm), "%s%s at N = %s", ymm[0] ? "; " : "", fam_name[f], list);
     }
