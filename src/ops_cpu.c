@@ -144,7 +144,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   {   /* the padded operators are shared by the families: the two files must agree on them */
     const kernel_table *a = &kernels[N], *y = &insdg_ops_ymm_kernels[N];
     INSDG_CHECK(!insdg_ops_ymm_use[N] || insdg_ops_ymm_use[N] == INSDG_OPS_FAM_ALL ||
-                (a->npad == y->npad && a->grouped == y->grouped && a->sipdg_reg == y->sipdg_reg &&
+                (a->npad == y->npad && a->grouped == y->grouped &&
                  a->lift_faces == y->lift_faces));
   }
   op->npad = kt(N, INSDG_OPS_FAM_ALL)->npad;
@@ -175,6 +175,17 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
       }
     op->SKTp = transpose_padded(A, Np, nc, op->npad);
     op->SKT = transpose(A, Np, nc);
+    {   /* A's last row in the register SIPDG's blocks: [M | M Dr | M Ds] each padded to npad, then
+           each face's Nfp columns of M LIFT padded to 8 (ops.h) */
+      const int np = kt(N, INSDG_OPS_FAM_ALL)->npad, len = 3 * np + 3 * 8;
+      op->SKlast = alloc_rows(1, len);
+      for (int j = 0; j < len; ++j) {
+        const int blk = j < 3 * np ? j / np : 3 + (j - 3 * np) / 8;
+        const int o = j < 3 * np ? j % np : (j - 3 * np) % 8;
+        const int w = blk < 3 ? Np : ref->Nfp;
+        op->SKlast[j] = o < w ? A[(size_t)(Np - 1) * nc + (blk < 3 ? blk * Np : 3 * Np + (blk - 3) * ref->Nfp) + o] : 0.0;
+      }
+    }
     free(A);
   }
   op->MT = transpose(ref->M, Np, Np);
@@ -192,7 +203,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->SKTp), free(op->SKT);   /* DsTp and LIFTTp are in DrTp's allocation */
+  free(op->DrTp), free(op->SKTp), free(op->SKT), free(op->SKlast);   /* DsTp and LIFTTp are in DrTp's allocation */
   free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }

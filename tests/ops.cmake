@@ -9,10 +9,10 @@ set_tests_properties(ops_exactness PROPERTIES LABELS unit)
 # element groups of src/ops_group.inc). CI builds without -march=native, where those code
 # paths are not compiled at all; these variants are what test them there. avx512_ge5 has
 # what native builds for AMD Zen 4 take (gcc 12's -march=native there: znver3 with AVX-512,
-# so OPS_AMD_ZEN): the groups of five elements, for N = 2..4 the SIPDG with its values in
-# registers (ops_kernels.inc, OPS_GROUP_SIZE and INSDG_SIPDG_REG), and the kernels its
+# so OPS_AMD_ZEN): the groups of five elements, the SIPDG with its values in registers at
+# N = 2, 4, 5 (ops_kernels.inc, OPS_GROUP_SIZE and INSDG_SIPDG_REG), and the kernels its
 # INSDG_OPS_YMM_DEGREES compiles for 256-bit vectors with the AVX2 choices (src/ops_cpu_ymm.c;
-# CMakeLists.txt: G at N = 2, 3, 6, 7, D at 3..7, SIPDG and the rest at 3, 5, 6, 7), so one
+# CMakeLists.txt: G at N = 2, 3, 6, 7, D at 3..7, SIPDG at 3, 6, 7, the rest at 3, 5, 6, 7), so one
 # build mixes both, by degree and below N = 6 by operator;
 # avx2_ge6 what they take for AMD Zen with AVX2 only (Zen 3): groups of six, D in one
 # product up to N = 4 (OPS_ONE_CHAIN_NMAX), the SIPDG's AVX2 register form for N = 2..4
@@ -30,7 +30,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUA
       set(_flags -mavx512f -mavx512dq -mavx512vl -mfma)
     else()
       set(_flags -mavx512f -mavx512dq -mavx512vl -mfma -DOPS_AMD_ZEN=1 -DINSDG_OPS_YMM_G_NMASK=0xcc -DINSDG_OPS_YMM_D_NMASK=0xf8
-                  -DINSDG_OPS_YMM_S_NMASK=0xe8 -DINSDG_OPS_YMM_O_NMASK=0xe8)
+                  -DINSDG_OPS_YMM_S_NMASK=0xc8 -DINSDG_OPS_YMM_O_NMASK=0xe8)
     endif()
     add_library(insdg_core_${_isa} STATIC EXCLUDE_FROM_ALL ${_core_sources})
     target_compile_options(insdg_core_${_isa} PRIVATE ${_flags})

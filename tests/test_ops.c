@@ -614,8 +614,10 @@ int main(int argc, char **argv)
   }
 #endif
 #if defined(INSDG_SIPDG_REG) && defined(__FMA__) && (defined(__AVX512VL__) || defined(__AVX2__))   /* a variant built for it runs it */
+  /* N = 2..5 where the SIPDG's kernels are AVX-512's (8-double vectors), N = 2..4 in AVX2's */
   for (int N = 1; N <= INSDG_NMAX; ++N)
-    if (insdg_ops_cpu_sipdg_reg(N) != (INSDG_SIPDG_REG && N >= 2 && N <= 4)) {
+    if (insdg_ops_cpu_sipdg_reg(N) !=
+        (INSDG_SIPDG_REG && N >= 2 && N <= (insdg_ops_cpu_vector_width(N, INSDG_OPS_FAM_S) == 8 ? 5 : 4))) {
       fprintf(stderr, "FAIL: register SIPDG at N = %d: %d, built with INSDG_SIPDG_REG=%d\n", N,
               insdg_ops_cpu_sipdg_reg(N), INSDG_SIPDG_REG);
       return 1;
