@@ -74,7 +74,8 @@ void insdg_ops_destroy(insdg_ops *ops);
 int insdg_ops_cpu_grouped(int N);
 
 /* 1 if this build's CPU SIPDG of degree N keeps an element's values in registers
-   (src/ops_sipdg_reg.inc: N = 2..4 under AVX-512 VL and FMA, by default on AMD Zen), which lifts
+   (src/ops_sipdg_reg.inc: N = 2..5 under AVX-512 VL and FMA; src/ops_sipdg_avx2.inc: N = 2..4
+   under AVX2 and FMA; by default on AMD Zen), which lifts
    face by face as the groups do and reads the block's nbr_row and nbr_face, not the face map,
    for its interior elements; else 0. bench_ops counts its own flops and bytes. */
 int insdg_ops_cpu_sipdg_reg(int N);
