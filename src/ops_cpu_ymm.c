@@ -13,7 +13,8 @@
  * on Zen 4"; since session 58 the AVX-512 register SIPDG at N = 3 is as fast as this file's,
  * 73-76 ns out of cache, and N = 3 stays here by default). The same kernels with AVX-512's 32
  * registers (gcc's vector width alone set to 4 doubles) were not the same: SIPDG at N = 5 195
- * ns, D at N = 6 172 against 152. So this file is compiled with AVX-512 off (`#pragma GCC target`), as the AVX2 build is.
+ * ns, D at N = 6 172 against 152. So this file is compiled with AVX-512 off (`#pragma GCC
+ * target`), as the AVX2 build is.
  *
  * Results: each operator of each degree runs one of the two sets of kernels, whatever the
  * worker or block count; they differ from the AVX-512 kernels' at round-off (other sums'
