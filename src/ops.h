@@ -56,7 +56,7 @@ typedef struct insdg_ops {
      first Np rows M's, skipped when lambda = 0); SKT: the same unpadded, [3 Np + 3 Nfp][Np]
      (the tiles); SKlast: its last row in blocks, [M | M Dr | M Ds] each zero-padded to npad, then
      the Nfp columns of M LIFT of each face zero-padded to 8, aligned (the AVX-512 register SIPDG
-     at N = 5 takes that row's output as a dot product, ops_sipdg_reg.inc REG_TAIL) */
+     at N = 5 takes that row's output as a dot product, ops_sipdg_reg.inc REG_DOT) */
   double *SKTp, *SKT, *SKlast;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
   double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */
