@@ -54,10 +54,11 @@ typedef struct insdg_ops {
   /* SIPDG's last step in one product (ops_kernels.inc, sipdg): Au = J [M | M Dr | M Ds | M LIFT]
      [lambda u; qr; qs; s]. SKTp: that matrix transposed, 3 Np + 3 Nfp rows padded as above (its
      first Np rows M's, skipped when lambda = 0); SKT: the same unpadded, [3 Np + 3 Nfp][Np]
-     (the tiles); SKlast: its last row in blocks, [M | M Dr | M Ds] each zero-padded to npad, then
-     the Nfp columns of M LIFT of each face zero-padded to 8, aligned (the AVX-512 register SIPDG
-     at N = 5 takes that row's output as a dot product, ops_sipdg_reg.inc REG_DOT) */
-  double *SKTp, *SKT, *SKlast;
+     (the tiles); SKrows (Np <= 24, else NULL): its rows in blocks, [M | M Dr | M Ds] each
+     zero-padded to 8 ceil(Np / 8), then the Nfp columns of M LIFT of each face zero-padded to 8,
+     aligned (the AVX-512 register SIPDG: at N = 2, 3 its product as dot products of these rows,
+     REG_ROWS; at N = 5 the last row's output, REG_DOT; ops_sipdg_reg.inc) */
+  double *SKTp, *SKT, *SKrows;
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
   double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */
   double *MLp;             /* the rows of L zero-padded to whole vectors of the build, aligned */

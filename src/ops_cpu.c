@@ -175,16 +175,17 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
       }
     op->SKTp = transpose_padded(A, Np, nc, op->npad);
     op->SKT = transpose(A, Np, nc);
-    {   /* A's last row in the register SIPDG's blocks: [M | M Dr | M Ds] each padded to npad, then
-           each face's Nfp columns of M LIFT padded to 8 (ops.h) */
-      const int np = kt(N, INSDG_OPS_FAM_ALL)->npad, len = 3 * np + 3 * 8;
-      op->SKlast = alloc_rows(1, len);
-      for (int j = 0; j < len; ++j) {
-        const int blk = j < 3 * np ? j / np : 3 + (j - 3 * np) / 8;
-        const int o = j < 3 * np ? j % np : (j - 3 * np) % 8;
-        const int w = blk < 3 ? Np : ref->Nfp;
-        op->SKlast[j] = o < w ? A[(size_t)(Np - 1) * nc + (blk < 3 ? blk * Np : 3 * Np + (blk - 3) * ref->Nfp) + o] : 0.0;
-      }
+    if (Np <= 24) {   /* A's rows in the register SIPDG's blocks (ops.h SKrows) */
+      const int w8 = 8 * ((Np + 7) / 8), len = 3 * w8 + 3 * 8;
+      op->SKrows = alloc_rows(Np, len);
+      for (int i = 0; i < Np; ++i)
+        for (int j = 0; j < len; ++j) {
+          const int blk = j < 3 * w8 ? j / w8 : 3 + (j - 3 * w8) / 8;
+          const int o = j < 3 * w8 ? j % w8 : (j - 3 * w8) % 8;
+          const int w = blk < 3 ? Np : ref->Nfp;
+          op->SKrows[(size_t)i * len + j] =
+              o < w ? A[(size_t)i * nc + (blk < 3 ? blk * Np : 3 * Np + (blk - 3) * ref->Nfp) + o] : 0.0;
+        }
     }
     free(A);
   }
@@ -203,7 +204,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->SKTp), free(op->SKT), free(op->SKlast);   /* DsTp and LIFTTp are in DrTp's allocation */
+  free(op->DrTp), free(op->SKTp), free(op->SKT), free(op->SKrows);   /* DsTp and LIFTTp are in DrTp's allocation */
   free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }

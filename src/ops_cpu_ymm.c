@@ -10,8 +10,9 @@
  * cache too), and slower for G at N = 4, 5 (50-51 -> 57-59, 91-92 -> 96-97), SIPDG at N = 4
  * (99-100 -> 103-105) and, in cache, SIPDG at N = 2 (35.4 -> 38.2-38.9): CMake's
  * INSDG_OPS_YMM_DEGREES picks them per degree and family (docs/performance.md, "256-bit kernels
- * on Zen 4"; since session 58 the AVX-512 register SIPDG at N = 3 is as fast as this file's,
- * 73-76 ns out of cache, and N = 3 stays here by default). The same kernels with AVX-512's 32
+ * on Zen 4"; since session 59 the AVX-512 register SIPDG at N = 3, its product as dot products
+ * of SK's rows, is faster than this file's, 59-60 against 61-64 ns in cache, and N = 3's SIPDG
+ * is no longer taken from here by default). The same kernels with AVX-512's 32
  * registers (gcc's vector width alone set to 4 doubles) were not the same: SIPDG at N = 5 195
  * ns, D at N = 6 172 against 152. So this file is compiled with AVX-512 off (`#pragma GCC
  * target`), as the AVX2 build is.
