@@ -59,6 +59,13 @@ typedef struct insdg_ops {
      aligned (the AVX-512 register SIPDG: at N = 2, 3 its product as dot products of these rows,
      REG_ROWS; at N = 5 the last row's output, REG_DOT; ops_sipdg_reg.inc) */
   double *SKTp, *SKT, *SKrows;
+  /* where INSDG_SKROWS_PACK(Np) (N = 3: tails of two nodes), the three blocks' tails of an SKrows
+     row packed into the first block's tail, [M | M Dr | M Ds] columns 8, 9 of each in lanes 0-5,
+     the other blocks' tails zero (-DINSDG_SIPDG_REG_PACK=0: not packed, three ymm tails) */
+#ifndef INSDG_SIPDG_REG_PACK
+#define INSDG_SIPDG_REG_PACK 1
+#endif
+#define INSDG_SKROWS_PACK(Np) (INSDG_SIPDG_REG_PACK && (Np) > 8 && (Np) <= 10)
   double *MT, *invMT;      /* [Np][Np] MT[j][i] = M[i][j], and the same of M^-1 */
   double *ML;              /* [Np][Np] L, L L^T = M (Cholesky), zeros above the diagonal */
   double *MLp;             /* the rows of L zero-padded to whole vectors of the build, aligned */

@@ -157,13 +157,20 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   fill_transpose_padded(ref->Ds, Np, Np, op->npad, op->DsTp);
   fill_transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad, op->LIFTTp);
   {   /* A = [M | M Dr | M Ds | M LIFT], Np x (3 Np + 3 Nfp), the products summed in k order;
-         SKTp and SKT are its transpose (padded and not) */
+         SKTp and SKT are its transpose (padded and not). M LIFT = E, the faces' mass
+         matrices, is zero in the rows of nodes off the face: those entries (round-off in the
+         sum) set to 0, so that every form of the product computes the same sum and the
+         register SIPDG skips them (ops_sipdg_reg.inc, REG_ROWS) */
     const int nf = 3 * ref->Nfp, nc = 3 * Np + nf;
     double *A = insdg_malloc(sizeof(double) * (size_t)Np * nc);
     for (int i = 0; i < Np; ++i)
       for (int j = 0; j < nc; ++j) {
         if (j < Np) {
           A[(size_t)i * nc + j] = ref->M[(size_t)i * Np + j];
+          continue;
+        }
+        if (j >= 3 * Np && !insdg_ref_node_on_face(N, i, (j - 3 * Np) / ref->Nfp)) {
+          A[(size_t)i * nc + j] = 0.0;
           continue;
         }
         double sum = 0.0;
@@ -185,6 +192,14 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
           const int w = blk < 3 ? Np : ref->Nfp;
           op->SKrows[(size_t)i * len + j] =
               o < w ? A[(size_t)i * nc + (blk < 3 ? blk * Np : 3 * Np + (blk - 3) * ref->Nfp) + o] : 0.0;
+        }
+      if (INSDG_SKROWS_PACK(Np))   /* the blocks' tails (columns 8, 9) in the first block's (ops.h) */
+        for (int i = 0; i < Np; ++i) {
+          double *t = op->SKrows + (size_t)i * len;
+          for (int blk = 0; blk < 3; ++blk)
+            for (int o = 8; o < 16; ++o) t[blk * 16 + o] = 0.0;
+          for (int blk = 0; blk < 3; ++blk)
+            for (int o = 8; o < Np; ++o) t[8 + 2 * blk + (o - 8)] = A[(size_t)i * nc + blk * Np + o];
         }
     }
     free(A);

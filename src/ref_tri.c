@@ -689,6 +689,12 @@ insdg_ref *insdg_ref_create(int N)
   right_divisor Vlu = right_divisor_create(ref->V, Np);
   build_nodal_operators(ref, &Vlu);
   find_face_nodes(ref);
+  for (int f = 0; f < INSDG_NFACES; ++f) {   /* the same sets as insdg_ref_node_on_face's */
+    int count = 0;
+    for (int i = 0; i < Np; ++i) count += insdg_ref_node_on_face(N, i, f);
+    INSDG_CHECK(count == ref->Nfp);
+    for (int j = 0; j < ref->Nfp; ++j) INSDG_CHECK(insdg_ref_node_on_face(N, ref->face_nodes[f * ref->Nfp + j], f));
+  }
   build_lift(ref);
   build_volume_rule(ref);
   build_volume_operators(ref, &Vlu);

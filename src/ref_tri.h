@@ -54,6 +54,19 @@ typedef struct insdg_ref {
   double *cub_LIFT;        /* [Np][3*Nfcub] L_c = M^{-1} (I^f)^T W^f, column f*Nfcub+q  (paper eq. KSS_3) */
 } insdg_ref;
 
+/* Whether node i of degree N lies on face f (0, 1, 2), from the nodes' order alone (rows of
+   constant s from the bottom edge up, r increasing along a row: insdg_ref_nodes): face 0 is the
+   first row, face 1 each row's last node, face 2 each row's first. Constant arguments fold to a
+   constant, so a kernel can skip, at compile time, the face blocks that are zero in a node's
+   row: E[i][f*Nfp+j] = 0 unless node i is on face f (ops.h SKrows). insdg_ref_create checks
+   that face_nodes agrees with it. */
+static inline int insdg_ref_node_on_face(int N, int i, int f)
+{
+  int row = 0, len = N + 1;
+  while (i >= len) i -= len--, ++row;
+  return f == 0 ? row == 0 : f == 1 ? i == len - 1 : i == 0;
+}
+
 insdg_ref *insdg_ref_create(int N);
 void insdg_ref_destroy(insdg_ref *ref);
 

@@ -299,6 +299,19 @@ static double check_lift(const insdg_ref *ref)
   matmul(Np, ncols, Np, invM, E, lift);
   double err = max_abs_diff(lift, ref->LIFT, (size_t)Np * ncols) /
                max_abs(ref->LIFT, (size_t)Np * ncols);
+  /* E's row i is zero on the faces node i is not on (insdg_ref_node_on_face, which the SIPDG
+     kernels' product relies on: ops_cpu.c sets those entries of M LIFT to 0), and not on the
+     others: off-face entries below 1e-13 of the largest, each on-face row's largest above 1e-3 */
+  const double emax = max_abs(E, (size_t)Np * ncols);
+  for (int i = 0; i < Np; ++i)
+    for (int f = 0; f < 3; ++f) {
+      const double rmax = max_abs(E + (size_t)i * ncols + f * Nfp, (size_t)Nfp) / emax;
+      if (insdg_ref_node_on_face(ref->N, i, f) ? rmax < 1e-3 : rmax > 1e-13) {
+        printf("    node %d, face %d: max |E| / max |E| = %.3e against node_on_face %d\n", i, f, rmax,
+               insdg_ref_node_on_face(ref->N, i, f));
+        err = INFINITY;
+      }
+    }
   free(xq);
   free(wq);
   free(rq);
