@@ -197,7 +197,7 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
         for (int i = 0; i < Np; ++i) {
           double *t = op->SKrows + (size_t)i * len;
           for (int blk = 0; blk < 3; ++blk)
-            for (int o = 8; o < 16; ++o) t[blk * 16 + o] = 0.0;
+            for (int o = 8; o < w8; ++o) t[blk * w8 + o] = 0.0;
           for (int blk = 0; blk < 3; ++blk)
             for (int o = 8; o < Np; ++o) t[8 + 2 * blk + (o - 8)] = A[(size_t)i * nc + blk * Np + o];
         }

@@ -689,7 +689,10 @@ insdg_ref *insdg_ref_create(int N)
   right_divisor Vlu = right_divisor_create(ref->V, Np);
   build_nodal_operators(ref, &Vlu);
   find_face_nodes(ref);
-  for (int f = 0; f < INSDG_NFACES; ++f) {   /* the same sets as insdg_ref_node_on_face's */
+  /* the same sets as insdg_ref_node_on_face's, and face 0's nodes the first row in order (the
+     register SIPDG takes them as its rows' first lanes: ops_sipdg_reg.inc, reg_own_face) */
+  for (int j = 0; j < ref->Nfp; ++j) INSDG_CHECK(ref->face_nodes[j] == j);
+  for (int f = 0; f < INSDG_NFACES; ++f) {
     int count = 0;
     for (int i = 0; i < Np; ++i) count += insdg_ref_node_on_face(N, i, f);
     INSDG_CHECK(count == ref->Nfp);
