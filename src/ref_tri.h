@@ -60,14 +60,14 @@ typedef struct insdg_ref {
    constant, so a kernel can skip, at compile time, the face blocks that are zero in a node's
    row: E[i][f*Nfp+j] = 0 unless node i is on face f (ops.h SKrows). insdg_ref_create checks
    that face_nodes agrees with it. The row is a count of row starts (row k starts at node
-   k (2N + 3 - k) / 2), a loop of N iterations whatever i is: gcc unrolls it before the
-   kernel's loops over i are unrolled, so it folds once they are. (A loop that walked the rows
-   until it reached i stayed in the N = 3 SIPDG kernel as a loop with branches, 30 per element:
-   its trip count depended on i, not yet a constant when gcc unrolls innermost loops.) */
+   k (2N + 3 - k) / 2), a loop of N iterations whatever i is: with N a constant gcc unrolls it
+   completely before the kernel's loops over i are unrolled, so it folds once they are. (A loop
+   that walked the rows until it reached i stayed in the N = 3 SIPDG kernel as a loop with
+   branches, 30 per element: its trip count depended on i, not yet a constant when gcc unrolls
+   innermost loops.) */
 static inline int insdg_ref_node_on_face(int N, int i, int f)
 {
   int row = 0;
-#pragma GCC unroll 16
   for (int k = 1; k <= N; ++k) row += i >= k * (2 * N + 3 - k) / 2;
   const int j = i - row * (2 * N + 3 - row) / 2, len = N + 1 - row;   /* node i is row's j-th of len */
   return f == 0 ? row == 0 : f == 1 ? j == len - 1 : j == 0;
