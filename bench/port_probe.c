@@ -64,51 +64,26 @@ static double now(void)
   if (s == 12345.678) puts(""); /* the chains' results used */                                \
   return t;
 
-/* one kind on ymm values: alone (12 chains), 4 beside 10 ymm multiply-adds, 8 beside 8 zmm ones */
 #define DA_Y(i) __m256d a##i = _mm256_set1_pd(1.0 + i);
 #define DF_Y(i) __m256d f##i = _mm256_set1_pd(2.0 + i);
 #define DF_Z(i) __m512d f##i = _mm512_set1_pd(2.0 + i);
 #define FMA_Y(i) f##i = _mm256_fmadd_pd(f##i, cy, cy);
 #define FMA_Z(i) f##i = _mm512_fmadd_pd(f##i, cz, cz);
-#define KIND_Y(id, tgt, tgtz, OP)                                                             \
+#define DA_Z(i) __m512d a##i = _mm512_set1_pd(1.0 + i);
+/* one kind: alone (EA chains of DA), 4 beside 10 ymm multiply-adds, 8 beside 8 zmm ones; tgt and
+   CST the target and constants of the first two (AVX2 where the kind is), the third AVX-512 */
+#define KIND(id, tgt, CST, DA, EA, OP)                                                        \
   static tgt double id##_0(long R)                                                            \
   {                                                                                           \
-    CONSTS E12(DA_Y) double t = now(), s = 0;                                                 \
+    CST EA(DA) double t = now(), s = 0;                                                       \
     for (long r = 0; r < R; ++r) {                                                            \
-      E12(OP) E12(HOLD_A)                                                                     \
+      EA(OP) EA(HOLD_A)                                                                       \
     }                                                                                         \
-    E12(USE_A) RET                                                                            \
+    EA(USE_A) RET                                                                             \
   }                                                                                           \
   static tgt double id##_1(long R)                                                            \
   {                                                                                           \
-    CONSTS E4(DA_Y) E10(DF_Y) double t = now(), s = 0;                                        \
-    for (long r = 0; r < R; ++r) {                                                            \
-      E10(FMA_Y) E4(OP) E4(HOLD_A) E10(HOLD_F)                                                \
-    }                                                                                         \
-    E4(USE_A) E10(USE_F) RET                                                                  \
-  }                                                                                           \
-  static tgtz double id##_2(long R)                                                           \
-  {                                                                                           \
-    CONSTS5 E8(DA_Y) E8(DF_Z) double t = now(), s = 0;                                        \
-    for (long r = 0; r < R; ++r) {                                                            \
-      E8(FMA_Z) E8(OP) E8(HOLD_A) E8(HOLD_F)                                                  \
-    }                                                                                         \
-    E8(USE_A) E8(USE_F) RET                                                                   \
-  }
-/* one kind on zmm values: alone (8 chains), 4 beside 10 ymm multiply-adds, 8 beside 8 zmm ones */
-#define DA_Z(i) __m512d a##i = _mm512_set1_pd(1.0 + i);
-#define KIND_Z(id, OP)                                                                        \
-  static T5 double id##_0(long R)                                                             \
-  {                                                                                           \
-    CONSTS5 E8(DA_Z) double t = now(), s = 0;                                                 \
-    for (long r = 0; r < R; ++r) {                                                            \
-      E8(OP) E8(HOLD_A)                                                                       \
-    }                                                                                         \
-    E8(USE_A) RET                                                                             \
-  }                                                                                           \
-  static T5 double id##_1(long R)                                                             \
-  {                                                                                           \
-    CONSTS5 E4(DA_Z) E10(DF_Y) double t = now(), s = 0;                                       \
+    CST E4(DA) E10(DF_Y) double t = now(), s = 0;                                             \
     for (long r = 0; r < R; ++r) {                                                            \
       E10(FMA_Y) E4(OP) E4(HOLD_A) E10(HOLD_F)                                                \
     }                                                                                         \
@@ -116,12 +91,15 @@ static double now(void)
   }                                                                                           \
   static T5 double id##_2(long R)                                                             \
   {                                                                                           \
-    CONSTS5 E8(DA_Z) E8(DF_Z) double t = now(), s = 0;                                        \
+    CONSTS5 E8(DA) E8(DF_Z) double t = now(), s = 0;                                          \
     for (long r = 0; r < R; ++r) {                                                            \
       E8(FMA_Z) E8(OP) E8(HOLD_A) E8(HOLD_F)                                                  \
     }                                                                                         \
     E8(USE_A) E8(USE_F) RET                                                                   \
   }
+/* on ymm values alone 12 chains, on zmm 8 */
+#define KIND_Y(id, tgt, OP) KIND(id, tgt, CONSTS, DA_Y, E12, OP)
+#define KIND_Z(id, OP) KIND(id, T5, CONSTS5, DA_Z, E8, OP)
 #define HOLD_A(i) HOLD(a##i)
 #define HOLD_F(i) HOLD(f##i)
 #define USE_A(i) USE(a##i)
@@ -142,14 +120,14 @@ static double now(void)
 #define O_EXTRACT_Z(i) a##i = _mm512_zextpd256_pd512(_mm512_extractf64x4_pd(a##i, 1));
 #define O_INSERT_Z(i) a##i = _mm512_insertf64x4(a##i, cy, 1);
 
-KIND_Y(p_fma_y, T2, T5, O_FMA_Y)
-KIND_Y(p_add_y, T2, T5, O_ADD_Y)
-KIND_Y(p_permi_y, T2, T5, O_PERMI_Y)
-KIND_Y(p_unpack_y, T2, T5, O_UNPACK_Y)
-KIND_Y(p_p2f128_y, T2, T5, O_P2F128_Y)
-KIND_Y(p_bcast_y, T2, T5, O_BCAST_Y)
-KIND_Y(p_permv_y, T5, T5, O_PERMV_Y)
-KIND_Y(p_perm2_y, T5, T5, O_PERM2_Y)
+KIND_Y(p_fma_y, T2, O_FMA_Y)
+KIND_Y(p_add_y, T2, O_ADD_Y)
+KIND_Y(p_permi_y, T2, O_PERMI_Y)
+KIND_Y(p_unpack_y, T2, O_UNPACK_Y)
+KIND_Y(p_p2f128_y, T2, O_P2F128_Y)
+KIND_Y(p_bcast_y, T2, O_BCAST_Y)
+KIND_Y(p_permv_y, T5, O_PERMV_Y)
+KIND_Y(p_perm2_y, T5, O_PERM2_Y)
 KIND_Z(p_fma_z, O_FMA_Z)
 KIND_Z(p_permv_z, O_PERMV_Z)
 KIND_Z(p_perm2_z, O_PERM2_Z)
