@@ -3,7 +3,8 @@
  *  - geometry: exterior trace nodes coincide with interior ones, normals point outward,
  *    areas add up, tau follows eq. Ch2.PenaltyParameter;
  *  - G and D are exact on polynomial fields of degree <= N (their jumps vanish and the
- *    Dirichlet data are exact);
+ *    Dirichlet data are exact), and on discontinuous random data with random boundary data
+ *    equal the strong form written out with the reference matrices, fused and in parts;
  *  - A (SIPDG), assembled column by column, is symmetric and positive definite for
  *    lambda = 0 with Dirichlet boundaries and for lambda > 0 with Neumann ones, has the
  *    constants as null space with Neumann boundaries and lambda = 0, and equals
@@ -145,6 +146,94 @@ static void test_grad_div(insdg_mesh *m, insdg_ops *op, const char *label)
   insdg_op_gradient(op, b, bc, g, p, NULL, px, py);
   EXPECT(fmax(maxdiff(px, ex, n), maxdiff(py, ey, n)) > 1e-8, "%s N=%d: G exact on degree N+1?", label, N);
   free(p), free(px), free(py), free(ex), free(ey), free(g), free(u), free(v), free(gu), free(gv), free(div), free(ediv), free(bc);
+  insdg_block_destroy(b);
+}
+
+/* ---- G and D on discontinuous data ---------------------------------------------------
+   Random nodal values, independent per element, and random boundary data: the face jumps do
+   not vanish, so the surface terms count. Checked against the strong form written out with
+   the reference matrices (ref_tri.h) and the mesh's factors, node by node:
+     G p = (rx Dr + sx Ds) p, (ry Dr + sy Ds) p  + LIFT (Fscale n (p* - p-)),
+     D u = (rx Dr + sx Ds) u + (ry Dr + sy Ds) v + LIFT (Fscale n.(u* - u-)),
+   with p* = (p- + p+)/2 inside, g on Dirichlet faces, p- on Neumann faces (ops.h); fused and
+   in parts (local gradient + surface, volume + surface), as the task layer runs them. */
+static void strong_grad(const insdg_mesh *m, const signed char *bc, const double *g, const double *p, int dir,
+                        double *out)
+{
+  const insdg_ref *r = m->ref;
+  const int Np = r->Np, Nfp = r->Nfp;
+  for (int e = 0; e < m->K; ++e) {
+    const double *vg = m->vgeo + e * INSDG_NVGEO, *pe = p + (size_t)e * Np;
+    const double a = vg[dir ? INSDG_RY : INSDG_RX], c = vg[dir ? INSDG_SY : INSDG_SX];
+    double flux[3 * INSDG_NMAX + 3];
+    for (int f = 0; f < 3; ++f) {
+      const double *sg = m->sgeo + (e * 3 + f) * INSDG_NSGEO;
+      const double w = sg[INSDG_FSCALE] * sg[dir ? INSDG_NY : INSDG_NX];
+      for (int j = 0; j < Nfp; ++j) {
+        const int q = f * Nfp + j, iM = e * Np + r->face_nodes[q];
+        const signed char code = bc[3 * e + f];
+        const double pstar = code == INSDG_BC_INTERIOR   ? 0.5 * (p[iM] + p[m->mapP[(size_t)e * 3 * Nfp + q]])
+                             : code == INSDG_BC_DIRICHLET ? g[(size_t)e * 3 * Nfp + q]
+                                                          : p[iM];
+        flux[q] = w * (pstar - p[iM]);
+      }
+    }
+    for (int i = 0; i < Np; ++i) {
+      double dr = 0, ds = 0, lift = 0;
+      for (int j = 0; j < Np; ++j) dr += r->Dr[i * Np + j] * pe[j], ds += r->Ds[i * Np + j] * pe[j];
+      for (int q = 0; q < 3 * Nfp; ++q) lift += r->LIFT[i * 3 * Nfp + q] * flux[q];
+      out[(size_t)e * Np + i] += a * dr + c * ds + lift;
+    }
+  }
+}
+
+static void test_grad_div_jumps(insdg_mesh *m, insdg_ops *op, const char *label)
+{
+  const insdg_ref *r = m->ref;
+  const size_t n = (size_t)m->K * r->Np, nf = (size_t)m->K * 3 * r->Nfp;
+  insdg_block *b = insdg_block_create(m, 0, m->K);
+  signed char codes[INSDG_MAX_BOUNDARIES], *bc = insdg_malloc(3 * (size_t)m->K);
+  for (int i = 0; i < INSDG_MAX_BOUNDARIES; ++i) codes[i] = i % 2 ? INSDG_BC_NEUMANN : INSDG_BC_DIRICHLET;
+  insdg_block_bc_codes(b, codes, bc);
+  double *u = dalloc(n), *v = dalloc(n), *gu = dalloc(nf), *gv = dalloc(nf);
+  double *ex = dalloc(n), *ey = dalloc(n), *ediv = dalloc(n), *px = dalloc(n), *py = dalloc(n), *div = dalloc(n);
+  unsigned seed = 991u + (unsigned)r->N;
+  double *fill[4] = {u, v, gu, gv};
+  for (int k = 0; k < 4; ++k)
+    for (size_t i = 0; i < (k < 2 ? n : nf); ++i)
+      seed = seed * 1103515245u + 12345u, fill[k][i] = ((seed >> 8) & 0xffff) / 32768.0 - 1.0;
+  strong_grad(m, bc, gu, u, 0, ex), strong_grad(m, bc, gu, u, 1, ey);
+  strong_grad(m, bc, gu, u, 0, ediv), strong_grad(m, bc, gv, v, 1, ediv);
+  /* the surface part alone, to tell that it is not small beside the volume part */
+  double surf = 0;
+  {
+    double *vol = dalloc(n), *vy = dalloc(n);
+    insdg_op_local_gradient(op, b, u, vol, vy);
+    surf = fmax(maxdiff(ex, vol, n), maxdiff(ey, vy, n));
+    free(vol), free(vy);
+  }
+  const double gs = fmax(maxabs(ex, n), maxabs(ey, n)), ds = maxabs(ediv, n);
+  insdg_vec_in U = {u, v, NULL, NULL, gu, gv};
+  for (int parts = 0; parts < 2; ++parts) {
+    memset(px, 0, sizeof(double) * n), memset(py, 0, sizeof(double) * n), memset(div, 0, sizeof(double) * n);
+    if (parts) {
+      insdg_op_local_gradient(op, b, u, px, py);
+      insdg_op_gradient_surface(op, b, bc, gu, u, NULL, px, py);
+      insdg_op_divergence_volume(op, b, u, v, div);
+      insdg_op_divergence_surface(op, b, bc, &U, div);
+    } else {
+      insdg_op_gradient(op, b, bc, gu, u, NULL, px, py);
+      insdg_op_divergence(op, b, bc, &U, div);
+    }
+    const double gerr = fmax(maxdiff(px, ex, n), maxdiff(py, ey, n)) / gs, derr = maxdiff(div, ediv, n) / ds;
+    EXPECT(gerr < 1e-13, "%s N=%d: G on discontinuous data (%s): error %.3e of %.3e", label, r->N,
+           parts ? "in parts" : "fused", gerr, gs);
+    EXPECT(derr < 1e-13, "%s N=%d: D on discontinuous data (%s): error %.3e of %.3e", label, r->N,
+           parts ? "in parts" : "fused", derr, ds);
+    if (parts) printf("G, D jumps   %-10s N=%2d  errors %.1e %.1e (surface part %.2f of G)\n", label, r->N, gerr, derr, surf / gs);
+  }
+  EXPECT(surf > 0.1 * gs, "%s N=%d: the jumps hardly count (%.3e of %.3e)", label, r->N, surf, gs);
+  free(u), free(v), free(gu), free(gv), free(ex), free(ey), free(ediv), free(px), free(py), free(div), free(bc);
   insdg_block_destroy(b);
 }
 
@@ -653,6 +742,7 @@ int main(int argc, char **argv)
       insdg_mesh_set_ref(meshes[k].m, ref);
       test_geometry(meshes[k].m, meshes[k].label);
       test_grad_div(meshes[k].m, op, meshes[k].label);
+      test_grad_div_jumps(meshes[k].m, op, meshes[k].label);
       test_sipdg_consistency(meshes[k].m, op, meshes[k].label);
       test_sipdg_boundary_data(meshes[k].m, op, meshes[k].label);
       test_advection(meshes[k].m, op, meshes[k].label);
