@@ -51,6 +51,16 @@ typedef struct insdg_ops {
      D at low N applies the three as one matrix */
   int npad;
   double *DrTp, *DsTp, *LIFTTp;
+  /* D's one product with the element's own traces folded into the derivatives: [Dr'; Ds'; LIFT]
+     transposed and padded as DrTp (one allocation, 2 Np + 3 Nfp rows), Dr' = Dr - (1/2) LIFT S_r,
+     Ds' = Ds - (1/2) LIFT S_s, where S_r, S_s restrict a nodal field to the face nodes scaled by
+     the reference normals times the face lengths over 2, (0, 1, -1) for r and (-1, 1, 0) for s
+     on faces 0, 1, 2. On an affine element (Fscale/2) n_f = (sigma_r,f (rx, ry) + sigma_s,f
+     (sx, sy)) / 2, so the own half of D's central flux, LIFT ((Fscale/2) n.U-), is LIFT (S_r a +
+     S_s c) / 2 with a = rx u + ry v, c = sx u + sy v: D u = Dr' a + Ds' c + LIFT ((Fscale/2)
+     n.U+), the exterior traces only (ops_kernels.inc, div_ext). docs/numerics.md "D with the
+     own traces folded". */
+  double *DcTp;
   /* SIPDG's last step in one product (ops_kernels.inc, sipdg): Au = J [M | M Dr | M Ds | M LIFT]
      [lambda u; qr; qs; s]. SKTp: that matrix transposed, 3 Np + 3 Nfp rows padded as above (its
      first Np rows M's, skipped when lambda = 0); SKT: the same unpadded, [3 Np + 3 Nfp][Np]

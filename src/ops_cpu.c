@@ -156,6 +156,25 @@ insdg_ops *insdg_ops_create(const insdg_ref *ref)
   fill_transpose_padded(ref->Dr, Np, Np, op->npad, op->DrTp);
   fill_transpose_padded(ref->Ds, Np, Np, op->npad, op->DsTp);
   fill_transpose_padded(ref->LIFT, Np, 3 * ref->Nfp, op->npad, op->LIFTTp);
+  {   /* DcTp = [Dr'; Ds'; LIFT] transposed (ops.h): column j of Dr' is Dr's less half the LIFT
+         columns of the face nodes at node j, weighted by sigma_r of their face */
+    const int nf = 3 * ref->Nfp;
+    static const double sigma[2][3] = {{0.0, 1.0, -1.0}, {-1.0, 1.0, 0.0}};
+    double *Dc = insdg_malloc(sizeof(double) * 2 * (size_t)Np * Np);
+    for (int d = 0; d < 2; ++d)
+      for (int i = 0; i < Np; ++i)
+        for (int j = 0; j < Np; ++j) {
+          double t = (d ? ref->Ds : ref->Dr)[(size_t)i * Np + j];
+          for (int q = 0; q < nf; ++q)
+            if (ref->face_nodes[q] == j) t -= 0.5 * sigma[d][q / ref->Nfp] * ref->LIFT[(size_t)i * nf + q];
+          Dc[((size_t)d * Np + i) * Np + j] = t;
+        }
+    op->DcTp = alloc_rows(2 * Np + nf, op->npad);
+    fill_transpose_padded(Dc, Np, Np, op->npad, op->DcTp);
+    fill_transpose_padded(Dc + (size_t)Np * Np, Np, Np, op->npad, op->DcTp + (size_t)Np * op->npad);
+    fill_transpose_padded(ref->LIFT, Np, nf, op->npad, op->DcTp + 2 * (size_t)Np * op->npad);
+    free(Dc);
+  }
   {   /* A = [M | M Dr | M Ds | M LIFT], Np x (3 Np + 3 Nfp), the products summed in k order;
          SKTp and SKT are its transpose (padded and not). M LIFT = E, the faces' mass
          matrices, is zero in the rows of nodes off the face: those entries (round-off in the
@@ -219,7 +238,7 @@ void insdg_ops_destroy(insdg_ops *op)
   if (!op) return;
   free(op->DrT), free(op->DsT), free(op->LIFTT), free(op->cub_interpT);
   free(op->cub_PrT), free(op->cub_PsT), free(op->cub_LIFTT);
-  free(op->DrTp), free(op->SKTp), free(op->SKT), free(op->SKrows);   /* DsTp and LIFTTp are in DrTp's allocation */
+  free(op->DrTp), free(op->DcTp), free(op->SKTp), free(op->SKT), free(op->SKrows);   /* DsTp and LIFTTp are in DrTp's allocation */
   free(op->MT), free(op->invMT), free(op->ML), free(op->MLp);
   free(op);
 }
