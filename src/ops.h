@@ -52,7 +52,7 @@ typedef struct insdg_ops {
   int npad;
   double *DrTp, *DsTp, *LIFTTp;
   /* D's one product with the element's own traces folded into the derivatives: [Dr'; Ds'; LIFT]
-     transposed and padded as DrTp (one allocation, 2 Np + 3 Nfp rows), Dr' = Dr - (1/2) LIFT S_r,
+     transposed and padded as DrTp (an allocation of its own, 2 Np + 3 Nfp rows), Dr' = Dr - (1/2) LIFT S_r,
      Ds' = Ds - (1/2) LIFT S_s, where S_r, S_s restrict a nodal field to the face nodes scaled by
      the reference normals times the face lengths over 2, (0, 1, -1) for r and (-1, 1, 0) for s
      on faces 0, 1, 2. On an affine element (Fscale/2) n_f = (sigma_r,f (rx, ry) + sigma_s,f
