@@ -49,6 +49,12 @@ static double maxdiff(const double *a, const double *b, size_t n)
 
 static double *dalloc(size_t n) { return insdg_calloc(n, sizeof(double)); }
 
+/* n values uniform in [-1, 1) from a linear congruential sequence (the same on every platform) */
+static void random_values(double *x, size_t n, unsigned *seed)
+{
+  for (size_t i = 0; i < n; ++i) *seed = *seed * 1103515245u + 12345u, x[i] = ((*seed >> 8) & 0xffff) / 32768.0 - 1.0;
+}
+
 /* nodal values of d^dx d^dy p */
 static void sample(const insdg_mesh *m, const poly *p, int dx, int dy, double *out)
 {
@@ -200,10 +206,7 @@ static void test_grad_div_jumps(insdg_mesh *m, insdg_ops *op, const char *label)
   double *u = dalloc(n), *v = dalloc(n), *gu = dalloc(nf), *gv = dalloc(nf);
   double *ex = dalloc(n), *ey = dalloc(n), *ediv = dalloc(n), *px = dalloc(n), *py = dalloc(n), *div = dalloc(n);
   unsigned seed = 991u + (unsigned)r->N;
-  double *fill[4] = {u, v, gu, gv};
-  for (int k = 0; k < 4; ++k)
-    for (size_t i = 0; i < (k < 2 ? n : nf); ++i)
-      seed = seed * 1103515245u + 12345u, fill[k][i] = ((seed >> 8) & 0xffff) / 32768.0 - 1.0;
+  random_values(u, n, &seed), random_values(v, n, &seed), random_values(gu, nf, &seed), random_values(gv, nf, &seed);
   strong_grad(m, bc, gu, u, 0, ex), strong_grad(m, bc, gu, u, 1, ey);
   strong_grad(m, bc, gu, u, 0, ediv), strong_grad(m, bc, gv, v, 1, ediv);
   /* the surface part alone, to tell that it is not small beside the volume part */
@@ -474,8 +477,7 @@ static void test_sipdg_jumps(insdg_mesh *m, insdg_ops *op, const char *label)
   insdg_block_bc_codes(b, codes, bc);
   double *u = dalloc(n), *g = dalloc(nf), *ux = dalloc(n), *uy = dalloc(n), *Au = dalloc(n), *ref = dalloc(n);
   unsigned seed = 3113u + (unsigned)r->N;
-  for (size_t i = 0; i < n + nf; ++i)
-    seed = seed * 1103515245u + 12345u, *(i < n ? u + i : g + (i - n)) = ((seed >> 8) & 0xffff) / 32768.0 - 1.0;
+  random_values(u, n, &seed), random_values(g, nf, &seed);
   insdg_op_local_gradient(op, b, u, ux, uy);
   double worst = 0;
   for (int c = 0; c < 3; ++c) {
